@@ -1,0 +1,1 @@
+"""judgelab: measure how far an LLM judge can be trusted."""

@@ -1,0 +1,128 @@
+"""The `judgelab` command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+
+from judgelab.env import apply_defaults
+
+apply_defaults()  # before Prefect or litellm are imported anywhere
+
+import polars as pl  # noqa: E402
+
+from judgelab.settings import Settings  # noqa: E402
+from judgelab.study import StudyError, load_study  # noqa: E402
+from schemas.validate import TableError  # noqa: E402
+
+MAIN_TABLE = "tbl_rating_performance"
+
+
+def _print_frame(frame: pl.DataFrame) -> None:
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=60,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+        print(frame)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from flows.rating_study import rating_study
+    from tasks import warehouse
+
+    sample = 0 if args.full else args.sample_size
+    started = time.perf_counter()
+    result = rating_study(study_file=args.study, sample_size=sample)
+    for judge, c in result["before"].items():
+        made = result["made"].get(judge, {})
+        n_made = sum(made.values())
+        detail = ", ".join(f"{k} {v}" for k, v in sorted(made.items())) or "nothing to do"
+        print(f"judge {judge}: {c['planned']} planned, {c['stored']} already stored, "
+              f"{n_made} judge calls made ({detail})")
+    print(f"flow run {result['run_id']} finished in {time.perf_counter() - started:.0f} s\n")
+    _print_frame(warehouse.query(Settings(), f"select * from {MAIN_TABLE} where study = ?",
+                                 [result["study"]]))
+    print(f"\nSame table: judgelab sql \"select * from {MAIN_TABLE}\""
+          f"\nWhole benchmark: judgelab run {args.study} --full")
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from tasks import stages
+
+    settings = Settings()
+    study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
+    stages.load_benchmark.fn(study, settings)
+    for judge, c in stages.make_plan.fn(study, settings).items():
+        print(f"{judge}: {c['planned']} planned, {c['stored']} stored, {c['missing']} missing")
+    return 0
+
+
+def cmd_fetch(args: argparse.Namespace) -> int:
+    from tasks.sources import fetch
+
+    for path in fetch(args.sources or None, Settings()):
+        print(path)
+    return 0
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from tasks import warehouse
+
+    _print_frame(warehouse.query(Settings(), args.query))
+    return 0
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    from tasks import warehouse
+
+    for f in warehouse.view_files():
+        first = f.read_text().splitlines()[0].removeprefix("--").strip()
+        print(f"{f.stem:28} {first}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="judgelab", description="How far can you trust an LLM judge?")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a study end to end and print its main table")
+    run.add_argument("study", help="study file, e.g. studies/sentiment.toml")
+    size = run.add_mutually_exclusive_group()
+    size.add_argument("--sample-size", type=int, help="items to sample (overrides the study file)")
+    size.add_argument("--full", action="store_true", help="use every item of the benchmark")
+    run.set_defaults(func=cmd_run)
+
+    plan = sub.add_parser("plan", help="print planned, stored and missing calls per judge (no calls)")
+    plan.add_argument("study")
+    psize = plan.add_mutually_exclusive_group()
+    psize.add_argument("--sample-size", type=int)
+    psize.add_argument("--full", action="store_true")
+    plan.set_defaults(func=cmd_plan)
+
+    data = sub.add_parser("data", help="benchmark data").add_subparsers(dest="data_cmd", required=True)
+    fetch = data.add_parser("fetch", help="download and checksum benchmark files into data/raw")
+    fetch.add_argument("sources", nargs="*", help="source names from data/sources.toml (default all)")
+    fetch.set_defaults(func=cmd_fetch)
+
+    sql = sub.add_parser("sql", help="run an ad-hoc SQL query against data/judgelab.duckdb")
+    sql.add_argument("query")
+    sql.set_defaults(func=cmd_sql)
+
+    tables = sub.add_parser("tables", help="list every view with its one-line meaning")
+    tables.set_defaults(func=cmd_tables)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (StudyError, TableError, FileNotFoundError) as exc:
+        print(f"judgelab: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

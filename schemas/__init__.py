@@ -1,0 +1,1 @@
+"""One pandera DataFrameModel per table, named like the table."""

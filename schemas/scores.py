@@ -1,0 +1,25 @@
+"""scores: every planned call with its status and, when ok, the score rescaled to 1–7."""
+
+import pandera.polars as pa
+
+from tasks.judging.parse import STATUSES
+
+
+class Scores(pa.DataFrameModel):
+    key: str = pa.Field(unique=True)
+    study: str
+    judge: str
+    model: str
+    task: str
+    prompt_level: str
+    prompt_version: str
+    scale: str
+    item_id: str
+    repeat: int
+    status: str = pa.Field(isin=[*STATUSES, "missing"])
+    score: float = pa.Field(nullable=True)
+    score_1to7: float = pa.Field(nullable=True, ge=1, le=7)
+    human_1to7: float = pa.Field(ge=1, le=7)
+
+    class Config:
+        strict = True

@@ -1,0 +1,1 @@
+"""Stages of a judgelab study: pure transforms plus the one module that does I/O."""

@@ -1,0 +1,1 @@
+"""Benchmark loaders: raw upstream files → validated `items` and `ratings` tables."""

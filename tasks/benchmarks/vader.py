@@ -1,0 +1,85 @@
+"""VADER sentiment benchmark (Hutto & Gilbert 2014): four domains, ~20 raters per text, scale −4..4."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from schemas.items import Items
+from schemas.ratings import Ratings
+from schemas.validate import TableError, validate
+from tasks.benchmarks.textfile import cast_columns, read_delimited
+
+DOMAINS = ("tweets", "nytEditorialSnippets", "movieReviewSnippets", "amazonReviewSnippets")
+SCALE_MIN, SCALE_MAX = -4.0, 4.0
+ARCHIVE_DIR = "hutto_ICWSM_2014"
+
+
+def _read(folder: Path, name: str) -> tuple[str, str]:
+    path = folder / name
+    return path.read_bytes().decode("utf-8-sig", errors="strict"), f"{ARCHIVE_DIR}/{name}"
+
+
+def load_domain(folder: Path, domain: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Join one domain's ground truth (id, mean, text) with its per-rater file (id, mean, sd, list)."""
+    text, gt_file = _read(folder, f"{domain}_GroundTruth.txt")
+    truth = read_delimited(text, gt_file, ["id", "human_mean", "text"])
+    truth = cast_columns(truth, {"human_mean": pl.Float64})
+    origin = truth.select("_file", "_line")
+
+    text, r_file = _read(folder, f"{domain}_anonDataRatings.txt")
+    raw = read_delimited(text, r_file, ["id", "mean", "human_sd", "ratings"])
+    raw = cast_columns(raw, {"human_sd": pl.Float64})
+    per_rater, errors = [], []
+    for row in raw.iter_rows(named=True):
+        try:
+            values = json.loads(row["ratings"])
+            if not values or not all(isinstance(v, int | float) for v in values):
+                raise ValueError
+        except ValueError:
+            errors.append(f"{r_file} line {row['_line']}, column 'ratings': {row['ratings'][:40]!r}")
+            continue
+        per_rater += [(row["id"], i, float(v)) for i, v in enumerate(values)]
+    if errors:
+        raise TableError("ratings lists that are not JSON number lists\n  " + "\n  ".join(errors[:20]))
+
+    ratings = pl.DataFrame(per_rater, schema=["id", "rater", "rating"], orient="row")
+    n_raters = ratings.group_by("id").agg(pl.len().cast(pl.Int64).alias("n_raters"))
+    missing = truth.join(raw, on="id", how="anti")
+    if missing.height:
+        r = missing.row(0, named=True)
+        raise TableError(
+            f"{gt_file} line {r['_line']}, column 'id': {r['id']!r} has no row in {r_file} "
+            f"({missing.height} such ids)"
+        )
+    items = (
+        truth.join(raw.select("id", "human_sd"), on="id", how="left")
+        .join(n_raters, on="id", how="left")
+        .select(
+            pl.concat_str(pl.lit(f"vader:{domain}:"), "id").alias("item_id"),
+            pl.lit("vader").alias("benchmark"),
+            pl.lit(domain).alias("domain"),
+            "text",
+            "human_mean",
+            "human_sd",
+            "n_raters",
+            pl.lit(SCALE_MIN).alias("human_min"),
+            pl.lit(SCALE_MAX).alias("human_max"),
+        )
+    )
+    items = validate(items, Items, origin=origin)
+    ratings = ratings.select(
+        pl.concat_str(pl.lit(f"vader:{domain}:"), "id").alias("item_id"),
+        pl.col("rater").cast(pl.Int64),
+        "rating",
+    )
+    return items, validate(ratings, Ratings)
+
+
+def load(folder: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """All four domains → (`items`, `ratings`). `folder` is the extracted `hutto_ICWSM_2014/`."""
+    parts = [load_domain(folder, d) for d in DOMAINS]
+    items = pl.concat([p[0] for p in parts])
+    return validate(items, Items), pl.concat([p[1] for p in parts])

@@ -1,0 +1,46 @@
+"""The call key: sha256 over everything that changes a judge's answer, and nothing else."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from judgelab.study import Judge
+from tasks.judging.scales import Scale
+
+
+def response_format(judge: Judge, scale: Scale) -> dict | None:
+    """The litellm/OpenAI `response_format` this judge sends for this scale."""
+    if judge.response_format == "json_schema":
+        return {"type": "json_schema",
+                "json_schema": {"name": "score", "schema": scale.json_schema(), "strict": True}}
+    if judge.response_format == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+def request_params(judge: Judge, scale: Scale) -> dict:
+    """Answer-affecting request parameters (timeouts, retries, keys and endpoints excluded)."""
+    return {
+        "temperature": judge.temperature,
+        "seed": judge.seed,
+        "max_tokens": judge.max_tokens,
+        "reasoning_effort": judge.reasoning_effort,
+        "response_format": response_format(judge, scale),
+        "extra": judge.extra,
+    }
+
+
+def canonical_json(obj: object) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def call_key(model: str, messages: list[dict], scale: Scale, params: dict, repeat: int) -> str:
+    payload = {
+        "model": model,
+        "messages": messages,
+        "scale": scale.key_material(),
+        "params": params,
+        "repeat": repeat,
+    }
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()

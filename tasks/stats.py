@@ -1,0 +1,76 @@
+"""Per-design agreement with humans: bias, MAE, Wilcoxon + rank-biserial (pingouin), Krippendorff's α."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import krippendorff
+import numpy as np
+import pingouin as pg
+import polars as pl
+
+from schemas.rating_metrics import RatingMetrics
+from schemas.validate import validate
+
+DESIGN = ["study", "judge", "model", "prompt_level", "scale"]
+PARSE_FAILURES = ("unparseable", "out_of_range")
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+def wilcoxon(judge: np.ndarray, human: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    """(W, p, rank-biserial r) of the paired two-sided signed-rank test; None where undefined."""
+    if len(judge) < 2:
+        return None, None, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = pg.wilcoxon(judge, human, alternative="two-sided").iloc[0]
+    return _finite(res["W_val"]), _finite(res["p_val"]), _finite(res["RBC"])
+
+
+def kripp_alpha(judge: np.ndarray, human: np.ndarray) -> float | None:
+    """Interval α between the judge and the human mean as two coders; None if undefined."""
+    if len(judge) < 2:
+        return None
+    try:
+        return _finite(krippendorff.alpha(reliability_data=np.vstack([judge, human]),
+                                          level_of_measurement="interval"))
+    except ValueError:  # a single distinct value overall: α is undefined
+        return None
+
+
+def rating_metrics(scores: pl.DataFrame) -> pl.DataFrame:
+    """One row per design. Repeats are averaged per item before comparing with humans."""
+    counts = scores.group_by(DESIGN).agg(
+        pl.len().alias("n_planned"),
+        pl.col("status").is_in(PARSE_FAILURES).mean().alias("parse_failure_rate"),
+        (pl.col("status") == "error").mean().alias("error_rate"),
+    )
+    per_item = (
+        scores.filter(pl.col("status") == "ok")
+        .group_by([*DESIGN, "item_id"])
+        .agg(pl.col("score_1to7").mean(), pl.col("human_1to7").first())
+        .sort([*DESIGN, "item_id"])
+    )
+    rows = []
+    for design, grp in per_item.group_by(DESIGN, maintain_order=True):
+        j, h = grp["score_1to7"].to_numpy(), grp["human_1to7"].to_numpy()
+        w, p, rbc = wilcoxon(j, h)
+        rows.append({**dict(zip(DESIGN, design, strict=True)), "n_items": len(j),
+                     "bias": float(np.mean(j - h)), "mae": float(np.mean(np.abs(j - h))),
+                     "wilcoxon_w": w, "wilcoxon_p": p, "rank_biserial": rbc,
+                     "kripp_alpha": kripp_alpha(j, h)})
+    metric_schema = {"n_items": pl.Int64, "bias": pl.Float64, "mae": pl.Float64,
+                     "wilcoxon_w": pl.Float64, "wilcoxon_p": pl.Float64,
+                     "rank_biserial": pl.Float64, "kripp_alpha": pl.Float64}
+    metrics = pl.DataFrame(rows, schema={**{c: pl.String for c in DESIGN}, **metric_schema})
+    out = (
+        counts.join(metrics, on=DESIGN, how="left")
+        .with_columns(pl.col("n_planned").cast(pl.Int64), pl.col("n_items").fill_null(0))
+        .select(list(RatingMetrics.to_schema().columns))
+        .sort(DESIGN)
+    )
+    return validate(out, RatingMetrics)

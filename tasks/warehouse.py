@@ -1,0 +1,76 @@
+"""All warehouse I/O: Parquet tables in, DuckDB views out. Stage logic never touches files."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from judgelab.settings import PROJECT_ROOT, Settings
+
+SQL_DIR = PROJECT_ROOT / "sql"
+LAYERS = ("staging", "marts", "reports")
+
+
+def table_file(settings: Settings, table: str, part: str) -> Path:
+    """A table is a folder of Parquet files; `part` names the study or benchmark a file belongs to."""
+    return settings.warehouse_dir / table / f"{part}.parquet"
+
+
+def write_table(settings: Settings, frame: pl.DataFrame, table: str, part: str) -> Path:
+    """Replace one part of a table atomically (temp file in the same folder, then rename)."""
+    dest = table_file(settings, table, part)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.parent / f".tmp-{uuid.uuid4().hex}"
+    frame.write_parquet(tmp)
+    os.replace(tmp, dest)
+    return dest
+
+
+def read_table(settings: Settings, table: str, part: str) -> pl.DataFrame:
+    path = table_file(settings, table, part)
+    if not path.is_file():
+        raise FileNotFoundError(f"table {table!r} has no part {part!r} ({path}); run its stage first")
+    return pl.read_parquet(path)
+
+
+def _in_literal(path: Path) -> str:
+    """An absolute path escaped for use inside a single-quoted SQL string."""
+    return str(path.resolve()).replace("'", "''")
+
+
+def view_files() -> list[Path]:
+    """Every view definition in dependency order: staging → marts → reports."""
+    return [f for layer in LAYERS for f in sorted((SQL_DIR / layer).glob("*.sql"))]
+
+
+def render_view(sql_file: Path, settings: Settings) -> str:
+    """Fill `${warehouse}` / `${store}` with absolute paths: DuckDB resolves relative paths in
+    views against the querying process's working directory."""
+    return (
+        sql_file.read_text()
+        .replace("${warehouse}", _in_literal(settings.warehouse_dir))
+        .replace("${store}", _in_literal(settings.store_dir))
+    )
+
+
+def publish_views(settings: Settings) -> list[str]:
+    """(Re)create every view; hold the file read-write only for this (it blocks other readers)."""
+    settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
+    names = []
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        for f in view_files():
+            con.execute(render_view(f, settings))
+            names.append(f.stem)
+    return names
+
+
+def query(settings: Settings, sql: str, params: list | None = None) -> pl.DataFrame:
+    """Run a read-only query against the warehouse file."""
+    if not settings.duckdb_path.is_file():
+        raise FileNotFoundError(f"{settings.duckdb_path} does not exist yet; run a study first")
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        return con.sql(sql, params=params or None).pl()
