@@ -32,5 +32,10 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     stages.rescale_stage(study, settings)
     stages.analyze_stage(study, settings)
     views = stages.publish_stage(settings)
-    return {"study": study.name, "run_id": str(run_id), "before": before, "made": made,
-            "views": views}
+    return {
+        "study": study.name,
+        "run_id": str(run_id),
+        "before": before,
+        "made": made,
+        "views": views,
+    }

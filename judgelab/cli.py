@@ -21,8 +21,14 @@ MAIN_TABLE = "tbl_rating_performance"
 
 
 def _print_frame(frame: pl.DataFrame) -> None:
-    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=60,
-                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+    with pl.Config(
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=250,
+        fmt_str_lengths=60,
+        tbl_hide_dataframe_shape=True,
+        tbl_hide_column_data_types=True,
+    ):
         print(frame)
 
 
@@ -37,13 +43,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         made = result["made"].get(judge, {})
         n_made = sum(made.values())
         detail = ", ".join(f"{k} {v}" for k, v in sorted(made.items())) or "nothing to do"
-        print(f"judge {judge}: {c['planned']} planned, {c['stored']} already stored, "
-              f"{n_made} judge calls made ({detail})")
+        print(
+            f"judge {judge}: {c['planned']} planned, {c['stored']} already stored, "
+            f"{n_made} judge calls made ({detail})"
+        )
     print(f"flow run {result['run_id']} finished in {time.perf_counter() - started:.0f} s\n")
-    _print_frame(warehouse.query(Settings(), f"select * from {MAIN_TABLE} where study = ?",
-                                 [result["study"]]))
-    print(f"\nSame table: judgelab sql \"select * from {MAIN_TABLE}\""
-          f"\nWhole benchmark: judgelab run {args.study} --full")
+    _print_frame(
+        warehouse.query(
+            Settings(), f"select * from {MAIN_TABLE} where study = ?", [result["study"]]
+        )
+    )
+    print(
+        f'\nSame table: judgelab sql "select * from {MAIN_TABLE}"'
+        f"\nWhole benchmark: judgelab run {args.study} --full"
+    )
     return 0
 
 
@@ -93,16 +106,22 @@ def build_parser() -> argparse.ArgumentParser:
     size.add_argument("--full", action="store_true", help="use every item of the benchmark")
     run.set_defaults(func=cmd_run)
 
-    plan = sub.add_parser("plan", help="print planned, stored and missing calls per judge (no calls)")
+    plan = sub.add_parser(
+        "plan", help="print planned, stored and missing calls per judge (no calls)"
+    )
     plan.add_argument("study")
     psize = plan.add_mutually_exclusive_group()
     psize.add_argument("--sample-size", type=int)
     psize.add_argument("--full", action="store_true")
     plan.set_defaults(func=cmd_plan)
 
-    data = sub.add_parser("data", help="benchmark data").add_subparsers(dest="data_cmd", required=True)
+    data = sub.add_parser("data", help="benchmark data").add_subparsers(
+        dest="data_cmd", required=True
+    )
     fetch = data.add_parser("fetch", help="download and checksum benchmark files into data/raw")
-    fetch.add_argument("sources", nargs="*", help="source names from data/sources.toml (default all)")
+    fetch.add_argument(
+        "sources", nargs="*", help="source names from data/sources.toml (default all)"
+    )
     fetch.set_defaults(func=cmd_fetch)
 
     sql = sub.add_parser("sql", help="run an ad-hoc SQL query against data/judgelab.duckdb")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -21,6 +22,11 @@ class Settings(BaseSettings):
     pypi_url: str = "https://pypi.org/pypi"
     # Judge calls are flushed to the store in part files of at most this many rows.
     store_batch_rows: int = 50
+
+    @field_validator("data_mirror", mode="before")
+    @classmethod
+    def empty_is_none(cls, value: object) -> object:
+        return None if value == "" else value
 
     @property
     def raw_dir(self) -> Path:

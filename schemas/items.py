@@ -18,7 +18,7 @@ class Items(pa.DataFrameModel):
         strict = True
 
     @pa.dataframe_check
-    def mean_within_scale(cls, data) -> bool:  # noqa: N805 (pandera passes the class)
+    def mean_within_scale(cls, data) -> bool:
         import polars as pl
 
         return data.lazyframe.select(

@@ -27,5 +27,5 @@ class Judgments(pa.DataFrameModel):
         strict = True
 
     @pa.dataframe_check
-    def score_only_when_ok(cls, data) -> bool:  # noqa: N805
+    def score_only_when_ok(cls, data) -> bool:
         return data.lazyframe.select((pl.col("status") == "ok") == pl.col("score").is_not_null())

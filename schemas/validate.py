@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import polars as pl
 import pandera.errors
 import pandera.polars as pa
+import polars as pl
 
 
 class TableError(ValueError):

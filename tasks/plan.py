@@ -13,7 +13,7 @@ from tasks.judging.scales import Scale
 
 
 def sample_items(items: pl.DataFrame, n: int, seed: int) -> pl.DataFrame:
-    """Seeded sample stratified by domain (equal shares, remainder to the first domains); 0 = all."""
+    """Seeded sample stratified by domain (equal shares, remainder to the first); 0 = all."""
     if n == 0 or n >= items.height:
         return items.sort("item_id")
     domains = sorted(items["domain"].unique().to_list())
@@ -40,12 +40,24 @@ def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> p
                     msgs = prompts.messages(system, text)
                     msgs_json = canonical_json(msgs)
                     for repeat in range(study.repeats):
-                        rows.append((
-                            call_key(judge.model, msgs, scale, params, repeat),
-                            study.name, judge.name, judge.model, study.task, level,
-                            study.prompt_version, scale_name, item_id, repeat, msgs_json,
-                            params_json,
-                        ))
+                        rows.append(
+                            (
+                                call_key(judge.model, msgs, scale, params, repeat),
+                                study.name,
+                                judge.name,
+                                judge.model,
+                                study.task,
+                                level,
+                                study.prompt_version,
+                                scale_name,
+                                item_id,
+                                repeat,
+                                msgs_json,
+                                params_json,
+                            )
+                        )
     cols = list(Plan.to_schema().columns)
-    plan = pl.DataFrame(rows, schema=cols, orient="row").with_columns(pl.col("repeat").cast(pl.Int64))
+    plan = pl.DataFrame(rows, schema=cols, orient="row").with_columns(
+        pl.col("repeat").cast(pl.Int64)
+    )
     return validate(plan, Plan)

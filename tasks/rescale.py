@@ -24,18 +24,33 @@ def rescale_scores(
     Planned calls not in the store yet get status `missing`; only `ok` rows carry a score.
     """
     ranges = pl.DataFrame(
-        {"scale": list(scales), "scale_min": [s.min for s in scales.values()],
-         "scale_max": [s.max for s in scales.values()]}
+        {
+            "scale": list(scales),
+            "scale_min": [s.min for s in scales.values()],
+            "scale_max": [s.max for s in scales.values()],
+        }
     )
     joined = (
         plan.drop("messages", "params")
         .join(judgments.select("key", "status", "score"), on="key", how="left")
         .join(ranges, on="scale", how="left")
-        .join(items.select("item_id", "human_mean", "human_min", "human_max"), on="item_id", how="left")
+        .join(
+            items.select("item_id", "human_mean", "human_min", "human_max"),
+            on="item_id",
+            how="left",
+        )
     )
     out = joined.select(
-        "key", "study", "judge", "model", "task", "prompt_level", "prompt_version", "scale",
-        "item_id", "repeat",
+        "key",
+        "study",
+        "judge",
+        "model",
+        "task",
+        "prompt_level",
+        "prompt_version",
+        "scale",
+        "item_id",
+        "repeat",
         pl.col("status").fill_null("missing"),
         "score",
         linear(pl.col("score"), pl.col("scale_min"), pl.col("scale_max")).alias("score_1to7"),

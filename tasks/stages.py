@@ -45,8 +45,9 @@ def make_plan(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
     unknown = sorted(set(study.scales) - set(scales))
     if unknown:
         raise StudyError(f"unknown scale(s) {unknown}; known scales: {sorted(scales)}")
-    items = sample_items(warehouse.read_table(settings, "items", study.benchmark),
-                         study.sample_size, study.seed)
+    items = sample_items(
+        warehouse.read_table(settings, "items", study.benchmark), study.sample_size, study.seed
+    )
     plan = build_plan(study, items, scales)
     warehouse.write_table(settings, plan, "plan", study.name)
     store.ensure_store(settings.store_dir)
@@ -66,19 +67,23 @@ def shard_of(key: str, n_shards: int) -> int:
     return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % n_shards
 
 
-def missing_calls(plan: pl.DataFrame, done: pl.DataFrame, judge: str, shard: int,
-                  n_shards: int) -> pl.DataFrame:
+def missing_calls(
+    plan: pl.DataFrame, done: pl.DataFrame, judge: str, shard: int, n_shards: int
+) -> pl.DataFrame:
     """This shard's calls of one judge that the store does not hold yet (plan order kept,
     so calls sharing a prompt prefix stay together)."""
-    todo = plan.filter(pl.col("judge") == judge).join(done, on="key", how="anti", maintain_order="left")
+    todo = plan.filter(pl.col("judge") == judge).join(
+        done, on="key", how="anti", maintain_order="left"
+    )
     return todo.filter(
         pl.col("key").map_elements(lambda k: shard_of(k, n_shards), return_dtype=pl.Int64) == shard
     )
 
 
 @task(name="judge-shard")
-def judge_shard(study: Study, settings: Settings, judge_name: str, shard: int, n_shards: int,
-                run_id: str) -> dict[str, int]:
+def judge_shard(
+    study: Study, settings: Settings, judge_name: str, shard: int, n_shards: int, run_id: str
+) -> dict[str, int]:
     """Make this shard's missing calls; results reach the store in small atomic batches."""
     providers.register()
     judge = next(j for j in study.judges if j.name == judge_name)
@@ -89,8 +94,12 @@ def judge_shard(study: Study, settings: Settings, judge_name: str, shard: int, n
         return {}
     providers.warm_up(judge.model)
     calls = [
-        Call(key=r["key"], messages=json.loads(r["messages"]), params=json.loads(r["params"]),
-             scale=scales[r["scale"]])
+        Call(
+            key=r["key"],
+            messages=json.loads(r["messages"]),
+            params=json.loads(r["params"]),
+            scale=scales[r["scale"]],
+        )
         for r in todo.iter_rows(named=True)
     ]
 

@@ -1,4 +1,4 @@
-"""Per-design agreement with humans: bias, MAE, Wilcoxon + rank-biserial (pingouin), Krippendorff's α."""
+"""Per-design agreement with humans: bias, MAE, Wilcoxon + rank-biserial, Krippendorff's α."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ def _finite(x: float) -> float | None:
     return float(x) if x is not None and math.isfinite(x) else None
 
 
-def wilcoxon(judge: np.ndarray, human: np.ndarray) -> tuple[float | None, float | None, float | None]:
+def wilcoxon(
+    judge: np.ndarray, human: np.ndarray
+) -> tuple[float | None, float | None, float | None]:
     """(W, p, rank-biserial r) of the paired two-sided signed-rank test; None where undefined."""
     if len(judge) < 2:
         return None, None, None
@@ -36,8 +38,11 @@ def kripp_alpha(judge: np.ndarray, human: np.ndarray) -> float | None:
     if len(judge) < 2:
         return None
     try:
-        return _finite(krippendorff.alpha(reliability_data=np.vstack([judge, human]),
-                                          level_of_measurement="interval"))
+        return _finite(
+            krippendorff.alpha(
+                reliability_data=np.vstack([judge, human]), level_of_measurement="interval"
+            )
+        )
     except ValueError:  # a single distinct value overall: α is undefined
         return None
 
@@ -59,13 +64,27 @@ def rating_metrics(scores: pl.DataFrame) -> pl.DataFrame:
     for design, grp in per_item.group_by(DESIGN, maintain_order=True):
         j, h = grp["score_1to7"].to_numpy(), grp["human_1to7"].to_numpy()
         w, p, rbc = wilcoxon(j, h)
-        rows.append({**dict(zip(DESIGN, design, strict=True)), "n_items": len(j),
-                     "bias": float(np.mean(j - h)), "mae": float(np.mean(np.abs(j - h))),
-                     "wilcoxon_w": w, "wilcoxon_p": p, "rank_biserial": rbc,
-                     "kripp_alpha": kripp_alpha(j, h)})
-    metric_schema = {"n_items": pl.Int64, "bias": pl.Float64, "mae": pl.Float64,
-                     "wilcoxon_w": pl.Float64, "wilcoxon_p": pl.Float64,
-                     "rank_biserial": pl.Float64, "kripp_alpha": pl.Float64}
+        rows.append(
+            {
+                **dict(zip(DESIGN, design, strict=True)),
+                "n_items": len(j),
+                "bias": float(np.mean(j - h)),
+                "mae": float(np.mean(np.abs(j - h))),
+                "wilcoxon_w": w,
+                "wilcoxon_p": p,
+                "rank_biserial": rbc,
+                "kripp_alpha": kripp_alpha(j, h),
+            }
+        )
+    metric_schema = {
+        "n_items": pl.Int64,
+        "bias": pl.Float64,
+        "mae": pl.Float64,
+        "wilcoxon_w": pl.Float64,
+        "wilcoxon_p": pl.Float64,
+        "rank_biserial": pl.Float64,
+        "kripp_alpha": pl.Float64,
+    }
     metrics = pl.DataFrame(rows, schema={**{c: pl.String for c in DESIGN}, **metric_schema})
     out = (
         counts.join(metrics, on=DESIGN, how="left")

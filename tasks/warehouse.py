@@ -16,7 +16,7 @@ LAYERS = ("staging", "marts", "reports")
 
 
 def table_file(settings: Settings, table: str, part: str) -> Path:
-    """A table is a folder of Parquet files; `part` names the study or benchmark a file belongs to."""
+    """A table is a folder of Parquet files; `part` names the study or benchmark of a file."""
     return settings.warehouse_dir / table / f"{part}.parquet"
 
 
@@ -33,7 +33,9 @@ def write_table(settings: Settings, frame: pl.DataFrame, table: str, part: str) 
 def read_table(settings: Settings, table: str, part: str) -> pl.DataFrame:
     path = table_file(settings, table, part)
     if not path.is_file():
-        raise FileNotFoundError(f"table {table!r} has no part {part!r} ({path}); run its stage first")
+        raise FileNotFoundError(
+            f"table {table!r} has no part {part!r} ({path}); run its stage first"
+        )
     return pl.read_parquet(path)
 
 

@@ -29,7 +29,9 @@ def read_delimited(text: str, file: str, columns: list[str], sep: str = "\t") ->
 def cast_columns(frame: pl.DataFrame, dtypes: dict[str, pl.DataType]) -> pl.DataFrame:
     """Cast string columns; every value that does not parse is reported with file and line."""
     errors = []
-    out = frame.with_columns(pl.col(c).str.strip_chars().cast(t, strict=False) for c, t in dtypes.items())
+    out = frame.with_columns(
+        pl.col(c).str.strip_chars().cast(t, strict=False) for c, t in dtypes.items()
+    )
     for col in dtypes:
         bad = frame.filter(out[col].is_null() & frame[col].is_not_null())
         errors += [

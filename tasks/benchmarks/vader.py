@@ -1,4 +1,9 @@
-"""VADER sentiment benchmark (Hutto & Gilbert 2014): four domains, ~20 raters per text, scale −4..4."""
+"""VADER sentiment benchmark (Hutto & Gilbert 2014): four domains, ~20 raters per text, scale −4..4.
+
+`human_mean` is the published gold standard from `*_GroundTruth.txt`. For 199 tweets it differs
+from the mean of the rater list in `tweets_anonDataRatings.txt` (every other domain matches);
+we keep both as published: the gold mean in `items`, the raw ratings in `ratings`.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ def _read(folder: Path, name: str) -> tuple[str, str]:
 
 
 def load_domain(folder: Path, domain: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Join one domain's ground truth (id, mean, text) with its per-rater file (id, mean, sd, list)."""
+    """Join a domain's ground truth (id, mean, text) with its rater file (id, mean, sd, list)."""
     text, gt_file = _read(folder, f"{domain}_GroundTruth.txt")
     truth = read_delimited(text, gt_file, ["id", "human_mean", "text"])
     truth = cast_columns(truth, {"human_mean": pl.Float64})
@@ -39,11 +44,15 @@ def load_domain(folder: Path, domain: str) -> tuple[pl.DataFrame, pl.DataFrame]:
             if not values or not all(isinstance(v, int | float) for v in values):
                 raise ValueError
         except ValueError:
-            errors.append(f"{r_file} line {row['_line']}, column 'ratings': {row['ratings'][:40]!r}")
+            errors.append(
+                f"{r_file} line {row['_line']}, column 'ratings': {row['ratings'][:40]!r}"
+            )
             continue
         per_rater += [(row["id"], i, float(v)) for i, v in enumerate(values)]
     if errors:
-        raise TableError("ratings lists that are not JSON number lists\n  " + "\n  ".join(errors[:20]))
+        raise TableError(
+            "ratings lists that are not JSON number lists\n  " + "\n  ".join(errors[:20])
+        )
 
     ratings = pl.DataFrame(per_rater, schema=["id", "rater", "rating"], orient="row")
     n_raters = ratings.group_by("id").agg(pl.len().cast(pl.Int64).alias("n_raters"))

@@ -1,4 +1,4 @@
-"""Send judge calls through litellm with bounded concurrency; flush results to the store in batches."""
+"""Send judge calls through litellm, bounded in flight; flush results to the store in batches."""
 
 from __future__ import annotations
 
@@ -56,8 +56,13 @@ def request_kwargs(judge: Judge, call: Call, key: str | None) -> dict:
         "num_retries": judge.num_retries,
         **p["extra"],
     }
-    optional = {"seed": p["seed"], "reasoning_effort": p["reasoning_effort"],
-                "response_format": p["response_format"], "api_base": judge.api_base, "api_key": key}
+    optional = {
+        "seed": p["seed"],
+        "reasoning_effort": p["reasoning_effort"],
+        "response_format": p["response_format"],
+        "api_base": judge.api_base,
+        "api_key": key,
+    }
     kwargs.update({k: v for k, v in optional.items() if v is not None})
     return kwargs
 

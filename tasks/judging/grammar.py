@@ -17,7 +17,9 @@ def grammar_text(scale: Scale) -> str:
 def _scale_from_schema(schema: dict) -> Scale:
     s = schema["properties"]["score"]
     step = 1.0 if s["type"] == "integer" else float(s.get("multipleOf", 0.01))
-    return Scale(name="schema", label="", min=float(s["minimum"]), max=float(s["maximum"]), step=step)
+    return Scale(
+        name="schema", label="", min=float(s["minimum"]), max=float(s["maximum"]), step=step
+    )
 
 
 @cache

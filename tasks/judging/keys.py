@@ -12,8 +12,10 @@ from tasks.judging.scales import Scale
 def response_format(judge: Judge, scale: Scale) -> dict | None:
     """The litellm/OpenAI `response_format` this judge sends for this scale."""
     if judge.response_format == "json_schema":
-        return {"type": "json_schema",
-                "json_schema": {"name": "score", "schema": scale.json_schema(), "strict": True}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "score", "schema": scale.json_schema(), "strict": True},
+        }
     if judge.response_format == "json_object":
         return {"type": "json_object"}
     return None

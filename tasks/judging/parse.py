@@ -23,7 +23,11 @@ def parse_score(raw: str | None, scale: Scale) -> tuple[str, float | None]:
         except ValueError:
             continue
         score = obj.get("score") if isinstance(obj, dict) else None
-        if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+        if (
+            isinstance(score, bool)
+            or not isinstance(score, int | float)
+            or not math.isfinite(score)
+        ):
             continue
         if not scale.contains(float(score)):
             return OUT_OF_RANGE, None

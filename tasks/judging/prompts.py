@@ -44,15 +44,19 @@ def render_system(template: Template, scale: Scale) -> str:
         for e in cfg.get("examples", [])
         if template.level in e["levels"]
     ]
-    return string.Template(template.text).substitute(
-        min=scale.fmt(scale.min),
-        max=scale.fmt(scale.max),
-        mid=scale.fmt(scale.mid),
-        low_label=cfg["low_label"],
-        mid_label=cfg["mid_label"],
-        high_label=cfg["high_label"],
-        examples="\n\n".join(examples),
-    ).strip()
+    return (
+        string.Template(template.text)
+        .substitute(
+            min=scale.fmt(scale.min),
+            max=scale.fmt(scale.max),
+            mid=scale.fmt(scale.mid),
+            low_label=cfg["low_label"],
+            mid_label=cfg["mid_label"],
+            high_label=cfg["high_label"],
+            examples="\n\n".join(examples),
+        )
+        .strip()
+    )
 
 
 def messages(system: str, text: str) -> list[dict]:

@@ -33,11 +33,16 @@ def _smollm2_path() -> Path:
 LOCAL_MODELS = {"smollm2-135m-instruct": _smollm2_path}
 
 
-def _response(model: str, content: str, prompt_tokens: int, completion_tokens: int) -> ModelResponse:
+def _response(
+    model: str, content: str, prompt_tokens: int, completion_tokens: int
+) -> ModelResponse:
     resp = ModelResponse(model=model)
     resp.choices[0].message.content = content
-    resp.usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                       total_tokens=prompt_tokens + completion_tokens)
+    resp.usage = Usage(
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        total_tokens=prompt_tokens + completion_tokens,
+    )
     return resp
 
 
@@ -67,8 +72,9 @@ class LocalLlama(CustomLLM):
 
             if name not in LOCAL_MODELS:
                 raise ValueError(f"unknown local model {name!r}; known: {sorted(LOCAL_MODELS)}")
-            self._models[name] = Llama(model_path=str(LOCAL_MODELS[name]()), n_ctx=2048,
-                                       n_threads=2, verbose=False)
+            self._models[name] = Llama(
+                model_path=str(LOCAL_MODELS[name]()), n_ctx=2048, n_threads=2, verbose=False
+            )
         return self._models[name]
 
     def completion(self, model: str, messages: list, optional_params: dict, *args, **kwargs):
@@ -83,8 +89,12 @@ class LocalLlama(CustomLLM):
                 grammar=score_grammar(schema) if schema else None,
             )
         usage = out["usage"]
-        return _response(f"local/{model}", out["choices"][0]["message"]["content"] or "",
-                         usage["prompt_tokens"], usage["completion_tokens"])
+        return _response(
+            f"local/{model}",
+            out["choices"][0]["message"]["content"] or "",
+            usage["prompt_tokens"],
+            usage["completion_tokens"],
+        )
 
     async def acompletion(self, *args, **kwargs):
         return await asyncio.to_thread(self.completion, *args, **kwargs)
@@ -94,13 +104,16 @@ class FakeJudge(CustomLLM):
     """Deterministic, scale-aware fake judge FOR TESTS ONLY (model strings `fake/<behaviour>`).
 
     `fake/hash`: a grid value chosen by hashing the messages; `fake/unparseable`: prose;
-    `fake/out_of_range`: max + 1.
+    `fake/out_of_range`: max + 1; `fake/error`: raises, echoing the API key it was given (as
+    careless providers do) so tests can check that keys are redacted.
     """
 
     calls = 0  # counted across instances so tests can assert how many calls were made
 
     def completion(self, model: str, messages: list, optional_params: dict, *args, **kwargs):
         FakeJudge.calls += 1
+        if model == "error":
+            raise RuntimeError(f"fake provider failure (api_key={kwargs.get('api_key')})")
         schema = _schema_of(optional_params) or {}
         score = schema.get("properties", {}).get("score", {"minimum": 1, "maximum": 7})
         lo, hi = score["minimum"], score["maximum"]
@@ -142,6 +155,8 @@ def warm_up(model: str) -> float:
     if not model.startswith("local/"):
         return 0.0
     t = time.perf_counter()
-    handler = next(p["custom_handler"] for p in litellm.custom_provider_map if p["provider"] == "local")
+    handler = next(
+        p["custom_handler"] for p in litellm.custom_provider_map if p["provider"] == "local"
+    )
     handler._load(model.split("/", 1)[1])
     return time.perf_counter() - t

@@ -52,12 +52,19 @@ class Scale:
     def json_schema(self) -> dict:
         """Schema for `{"score": …}`; providers with structured output enforce it."""
         num = int if self.is_integer else float
-        score: dict = {"type": "integer" if self.is_integer else "number",
-                       "minimum": num(self.min), "maximum": num(self.max)}
+        score: dict = {
+            "type": "integer" if self.is_integer else "number",
+            "minimum": num(self.min),
+            "maximum": num(self.max),
+        }
         if not self.is_integer:
             score["multipleOf"] = self.step
-        return {"type": "object", "properties": {"score": score},
-                "required": ["score"], "additionalProperties": False}
+        return {
+            "type": "object",
+            "properties": {"score": score},
+            "required": ["score"],
+            "additionalProperties": False,
+        }
 
     def key_material(self) -> dict:
         return {"name": self.name, "min": self.min, "max": self.max, "step": self.step}
@@ -66,7 +73,12 @@ class Scale:
 def load_scales(path: Path = SCALES_FILE) -> dict[str, Scale]:
     doc = tomllib.loads(path.read_text())["scales"]
     return {
-        name: Scale(name=name, label=s["label"], min=float(s["min"]), max=float(s["max"]),
-                    step=float(s["step"]))
+        name: Scale(
+            name=name,
+            label=s["label"],
+            min=float(s["min"]),
+            max=float(s["max"]),
+            step=float(s["step"]),
+        )
         for name, s in doc.items()
     }

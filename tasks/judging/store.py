@@ -1,4 +1,4 @@
-"""The judgment store: append-only Parquet part files, each written atomically (temp, then rename)."""
+"""The judgment store: append-only Parquet part files, each written atomically."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def ensure_store(store_dir: Path) -> None:
 
 
 def write_part(store_dir: Path, frame: pl.DataFrame) -> Path:
-    """Validate and write one part file atomically; a crash leaves either nothing or the whole part."""
+    """Validate and write one part atomically: a crash leaves nothing or the whole part."""
     frame = validate(frame.select(list(SCHEMA)), Judgments)
     store_dir.mkdir(parents=True, exist_ok=True)
     name = f"part-{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{uuid.uuid4().hex[:8]}.parquet"

@@ -1,0 +1,34 @@
+# judgelab: `make run` and `make test` set up .venv when needed, then do their job.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test test-fast lint lock clean
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+setup: $(STAMP)  ## create .venv from the hash-locked requirements
+
+run: setup  ## run the default study (embedded judge) and print the main table
+	$(BIN)/judgelab run studies/sentiment.toml
+
+test: setup  ## the whole test suite, slow end-to-end runs included
+	$(BIN)/python -m pytest
+
+test-fast: setup  ## skip the end-to-end runs
+	$(BIN)/python -m pytest -m "not slow"
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+lock:  ## re-resolve requirements.lock from pyproject.toml (pins with hashes)
+	$(BIN)/pip-compile pyproject.toml --extra dev --generate-hashes --allow-unsafe --strip-extras -o requirements.lock
+
+clean:  ## remove run outputs (not the venv)
+	rm -rf data/raw data/warehouse data/store data/judgelab.duckdb .prefect

