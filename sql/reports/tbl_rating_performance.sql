@@ -9,7 +9,7 @@ select study,
        round(100 * parse_failure_rate, 1) as parse_fail_pct,
        round(bias, 3) as bias,
        round(mae, 3) as mae,
-       round(wilcoxon_p, 4) as wilcoxon_p,
+       wilcoxon_p,
        round(rank_biserial, 3) as rank_biserial,
        case when wilcoxon_p < 0.05 then 'yes' when wilcoxon_p is null then null else 'no' end as sig,
        case when rank_biserial is null then null
