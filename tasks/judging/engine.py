@@ -1,10 +1,19 @@
-"""Send judge calls through litellm, bounded in flight; flush results to the store in batches."""
+"""Send judge calls through litellm: bounded and adaptive concurrency, retries, re-asks, batches.
+
+Transport failures (429, 5xx, timeouts, connection errors) are retried with exponential
+backoff and jitter, honouring Retry-After; after `max_attempts` the call is stored as
+`error` (and retried on the next run). An unparseable or out-of-range answer is re-asked
+up to `max_reasks` times with a short correction; every answer is kept in `answers`.
+Results reach the store in small atomic batches, so a crash loses at most one batch.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import random
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -14,10 +23,20 @@ from datetime import UTC, datetime
 import litellm
 
 from judgelab.study import Judge
-from tasks.judging.parse import ERROR, parse_score
+from tasks.judging.limits import AimdLimiter, TokenBucket
+from tasks.judging.parse import ERROR, OK, parse_score
 from tasks.judging.scales import Scale
 
 log = logging.getLogger(__name__)
+
+RETRYABLE = (
+    litellm.RateLimitError,
+    litellm.Timeout,
+    litellm.APIConnectionError,
+    litellm.InternalServerError,
+    litellm.ServiceUnavailableError,
+    litellm.BadGatewayError,
+)
 
 
 @dataclass(frozen=True)
@@ -45,21 +64,21 @@ def api_key(judge: Judge) -> str | None:
     return value
 
 
-def request_kwargs(judge: Judge, call: Call, key: str | None) -> dict:
-    p = call.params
+def request_kwargs(judge: Judge, messages: list[dict], params: dict, key: str | None) -> dict:
     kwargs = {
         "model": judge.model,
-        "messages": call.messages,
-        "temperature": p["temperature"],
-        "max_tokens": p["max_tokens"],
+        "messages": messages,
+        "temperature": params["temperature"],
+        "max_tokens": params["max_tokens"],
         "timeout": judge.timeout,
-        "num_retries": judge.num_retries,
-        **p["extra"],
+        "num_retries": 0,  # retries are ours: backoff, Retry-After, AIMD
+        "max_retries": 0,
+        **params["extra"],
     }
     optional = {
-        "seed": p["seed"],
-        "reasoning_effort": p["reasoning_effort"],
-        "response_format": p["response_format"],
+        "seed": params["seed"],
+        "reasoning_effort": params["reasoning_effort"],
+        "response_format": params["response_format"],
         "api_base": judge.api_base,
         "api_key": key,
     }
@@ -67,35 +86,161 @@ def request_kwargs(judge: Judge, call: Call, key: str | None) -> dict:
     return kwargs
 
 
+def reask_messages(messages: list[dict], raw: str, status: str, scale: Scale) -> list[dict]:
+    """The conversation so far plus a one-line correction naming what was wrong."""
+    problem = "was not valid JSON" if status == "unparseable" else "was outside the scale"
+    correction = (
+        f"That answer {problem}. Reply with JSON only: "
+        f'{{"score": <a number from {scale.fmt(scale.min)} to {scale.fmt(scale.max)}>}}'
+    )
+    return [
+        *messages,
+        {"role": "assistant", "content": raw},
+        {"role": "user", "content": correction},
+    ]
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    try:
+        return float(headers.get("retry-after"))
+    except (TypeError, ValueError):
+        return None
+
+
 def _redact(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret else text
 
 
-async def judge_one(judge: Judge, call: Call, run_id: str, key: str | None) -> dict:
-    """One call → one store row. Exceptions become `error` rows (retried next run), never scores."""
-    started = time.perf_counter()
-    raw, error, usage = None, None, None
-    try:
-        resp = await litellm.acompletion(**request_kwargs(judge, call, key))
-        raw = resp.choices[0].message.content or ""
-        usage = getattr(resp, "usage", None)
-        status, score = parse_score(raw, call.scale)
-    except Exception as exc:  # every provider failure is recorded, with its message
-        status, score = ERROR, None
-        error = _redact(f"{type(exc).__name__}: {exc}", key)[:1000]
-    return {
-        "key": call.key,
-        "model": judge.model,
-        "status": status,
-        "score": score,
-        "raw": raw,
-        "error": error,
-        "latency_s": time.perf_counter() - started,
-        "prompt_tokens": getattr(usage, "prompt_tokens", None),
-        "completion_tokens": getattr(usage, "completion_tokens", None),
-        "run_id": run_id,
-        "created_at": datetime.now(UTC),
-    }
+class Engine:
+    """Runs one judge's calls with shared flow control (one instance per process and judge)."""
+
+    def __init__(self, judge: Judge, run_id: str, rng: random.Random | None = None) -> None:
+        self.judge = judge
+        self.run_id = run_id
+        self.key = api_key(judge)
+        self.limiter = AimdLimiter(judge.concurrency)
+        self.rpm = TokenBucket(judge.rpm) if judge.rpm else None
+        self.tpm = TokenBucket(judge.tpm) if judge.tpm else None
+        self.rng = rng or random.Random()
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return retry_after * self.rng.uniform(1.0, 1.25)
+        cap = min(self.judge.backoff_max, self.judge.backoff_base * 2 ** (attempt - 1))
+        return self.rng.uniform(0, cap)  # "full jitter"
+
+    async def _send(self, messages: list[dict], params: dict):
+        """One request under the flow-control limits; raises what litellm raises."""
+        if self.rpm:
+            await self.rpm.take(1)
+        if self.tpm:
+            chars = sum(len(str(m.get("content", ""))) for m in messages)
+            await self.tpm.take(chars / 4 + params["max_tokens"])
+        await self.limiter.acquire()
+        try:
+            return await litellm.acompletion(
+                **request_kwargs(self.judge, messages, params, self.key)
+            )
+        finally:
+            await self.limiter.release()
+
+    async def ask(
+        self, messages: list[dict], params: dict
+    ) -> tuple[object | None, str | None, int]:
+        """Send until a response arrives or attempts run out → (response, last error, attempts)."""
+        error = None
+        for attempt in range(1, self.judge.max_attempts + 1):
+            try:
+                resp = await self._send(messages, params)
+                self.limiter.on_success()
+                return resp, None, attempt
+            except RETRYABLE as exc:
+                error = _redact(f"{type(exc).__name__}: {exc}", self.key)[:1000]
+                if isinstance(exc, litellm.RateLimitError):
+                    self.limiter.on_throttle()
+                if attempt < self.judge.max_attempts:
+                    await asyncio.sleep(self._backoff(attempt, _retry_after(exc)))
+            except Exception as exc:  # bad request, auth, unsupported parameter: not retryable
+                return None, _redact(f"{type(exc).__name__}: {exc}", self.key)[:1000], attempt
+        return None, error, self.judge.max_attempts
+
+    async def judge_one(self, call: Call) -> dict:
+        """One planned call → one store row. Never a score without an `ok` parse."""
+        started = time.perf_counter()
+        messages, answers = call.messages, []
+        attempts = prompt_tokens = completion_tokens = 0
+        cost = 0.0
+        status, score, error = ERROR, None, None
+        for _ in range(self.judge.max_reasks + 1):
+            resp, error, n = await self.ask(messages, call.params)
+            attempts += n
+            if resp is None:
+                status, score = ERROR, None
+                break
+            raw = resp.choices[0].message.content or ""
+            answers.append(raw)
+            usage = getattr(resp, "usage", None)
+            prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
+            completion_tokens += getattr(usage, "completion_tokens", 0) or 0
+            cost += (getattr(resp, "_hidden_params", None) or {}).get("response_cost") or 0.0
+            status, score = parse_score(raw, call.scale)
+            if status == OK:
+                break
+            messages = reask_messages(call.messages, raw, status, call.scale)
+        return {
+            "key": call.key,
+            "model": self.judge.model,
+            "status": status,
+            "score": score,
+            "raw": answers[-1] if answers else None,
+            "answers": json.dumps(answers, ensure_ascii=False),
+            "error": error if status == ERROR else None,
+            "attempts": attempts,
+            "latency_s": time.perf_counter() - started,
+            "prompt_tokens": prompt_tokens if answers else None,
+            "completion_tokens": completion_tokens if answers else None,
+            "cost_usd": cost if answers and cost else None,
+            "run_id": self.run_id,
+            "created_at": datetime.now(UTC),
+        }
+
+    async def run(
+        self,
+        calls: list[Call],
+        flush: Callable[[list[dict]], object],
+        batch_rows: int = 50,
+        progress: Callable[[Counter], None] | None = None,
+    ) -> Counter:
+        """Run `calls`; `flush` gets batches of finished rows (the rest on exit, even on error)."""
+        pending = iter(calls)
+        buffer: list[dict] = []
+        counts: Counter = Counter()
+
+        def drain() -> None:
+            if buffer:
+                flush(list(buffer))
+                buffer.clear()
+
+        async def worker() -> None:
+            for call in pending:  # a shared iterator: each call is taken by one worker
+                row = await self.judge_one(call)
+                buffer.append(row)
+                counts[row["status"]] += 1
+                if len(buffer) >= batch_rows:
+                    drain()
+                    if progress:
+                        progress(counts)
+
+        # More workers than the ceiling: the limiter, not the worker count, bounds requests,
+        # and workers sleeping in backoff do not hold a slot.
+        n_workers = min(len(calls), self.judge.concurrency * 2) or 1
+        try:
+            await asyncio.gather(*(worker() for _ in range(n_workers)))
+        finally:
+            drain()
+        return counts
 
 
 async def run_calls(
@@ -104,33 +249,6 @@ async def run_calls(
     flush: Callable[[list[dict]], object],
     run_id: str,
     batch_rows: int = 50,
-    progress: Callable[[int], None] | None = None,
 ) -> Counter:
-    """Run `calls` with at most `judge.concurrency` in flight; `flush` receives batches of rows."""
-    key = api_key(judge)
-    queue: asyncio.Queue[Call] = asyncio.Queue()
-    for call in calls:
-        queue.put_nowait(call)
-    buffer: list[dict] = []
-    counts: Counter = Counter()
-
-    def drain() -> None:
-        if buffer:
-            flush(list(buffer))
-            buffer.clear()
-
-    async def worker() -> None:
-        while not queue.empty():
-            row = await judge_one(judge, queue.get_nowait(), run_id, key)
-            buffer.append(row)
-            counts[row["status"]] += 1
-            if len(buffer) >= batch_rows:
-                drain()
-            if progress:
-                progress(1)
-
-    try:
-        await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(calls)) or 1)))
-    finally:
-        drain()  # whatever finished before an interruption is kept
-    return counts
+    """Convenience wrapper: one engine, one batch of calls."""
+    return await Engine(judge, run_id).run(calls, flush, batch_rows)

@@ -25,7 +25,8 @@ def read_store(store_dir: Path, columns: list[str] | None = None) -> pl.DataFram
     cols = columns or list(SCHEMA)
     if not files:
         return pl.DataFrame(schema={c: SCHEMA[c] for c in cols})
-    return pl.scan_parquet(files).select(cols).collect()
+    # parts written before a column existed read it as null
+    return pl.scan_parquet(files, missing_columns="insert").select(cols).collect()
 
 
 def latest(rows: pl.DataFrame) -> pl.DataFrame:

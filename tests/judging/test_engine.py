@@ -54,7 +54,9 @@ def test_each_outcome_is_stored_with_its_status(
     tmp_path: Path, monkeypatch, model: str, status: str
 ) -> None:
     monkeypatch.setenv("FAKE_JUDGE_KEY", SECRET)
-    judge = Judge(name="j", model=model, api_key_env="FAKE_JUDGE_KEY", num_retries=0, concurrency=2)
+    judge = Judge(
+        name="j", model=model, api_key_env="FAKE_JUDGE_KEY", max_attempts=1, concurrency=2
+    )
     counts = _run(judge, _calls(judge, 7), tmp_path)
     assert counts == {status: 7}
     rows = store.read_store(tmp_path)
@@ -70,7 +72,7 @@ def test_each_outcome_is_stored_with_its_status(
 
 
 def test_errors_are_retried_on_the_next_run_and_ok_rows_are_not(tmp_path: Path) -> None:
-    judge = Judge(name="j", model="fake/error", num_retries=0)
+    judge = Judge(name="j", model="fake/error", max_attempts=1)
     calls = _calls(judge, 4)
     _run(judge, calls, tmp_path)
     assert store.done_keys(tmp_path).is_empty()  # errors are not final

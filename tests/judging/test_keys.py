@@ -44,7 +44,11 @@ def test_messages_scale_and_repeat_change_the_key() -> None:
     "change",
     [
         {"timeout": 5.0},
-        {"num_retries": 9},
+        {"max_attempts": 9},
+        {"max_reasks": 0},
+        {"backoff_base": 2.0},
+        {"rpm": 60},
+        {"tpm": 10_000},
         {"api_base": "http://127.0.0.1:1"},
         {"api_key_env": "OTHER_KEY"},
         {"concurrency": 64},

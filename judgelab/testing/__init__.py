@@ -1,0 +1,1 @@
+"""Test and benchmark doubles. Nothing here is used by a real study."""

@@ -1,0 +1,181 @@
+"""A mock OpenAI-compatible chat-completions server FOR TESTS AND BENCHMARKS.
+
+Answers scale-aware `{"score": …}` JSON after a configurable latency and injects faults at
+configurable rates: 429 with Retry-After, 500, a hang past the client's timeout, malformed
+JSON, an out-of-range score. A message containing PERMANENT_FAILURE always gets a 500.
+Every request is logged as one JSON line (time, hash of the messages, outcome), so tests
+can check which calls reached the provider and how often.
+
+Run: python -m judgelab.testing.mock_provider --latency 0.2 --fault-rate 0.3 --log req.jsonl
+It prints `listening http://127.0.0.1:PORT` once ready.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from aiohttp import web
+
+PERMANENT_MARKER = "PERMANENT_FAILURE"
+FAULTS = ("rate_limited", "server_error", "hang", "garbage", "out_of_range")
+
+
+def messages_hash(messages: list[dict]) -> str:
+    """The hash tests use to tie a logged request to a planned call's messages."""
+    canon = json.dumps(messages, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def _score(body: dict, digest: str) -> tuple[float, float, float]:
+    fmt = body.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or {}
+    spec = schema.get("properties", {}).get("score", {"minimum": 1, "maximum": 7})
+    lo, hi = spec["minimum"], spec["maximum"]
+    step = spec.get("multipleOf", 1)
+    u = int(digest[:8], 16) / 16**8
+    return round(round((lo + u * (hi - lo)) / step) * step, 6), lo, hi
+
+
+class MockProvider:
+    def __init__(
+        self,
+        latency: float,
+        fault_rate: float,
+        hang: float,
+        seed: int,
+        log: Path | None,
+        retry_after: float,
+    ) -> None:
+        self.latency, self.fault_rate, self.hang = latency, fault_rate, hang
+        self.retry_after = retry_after
+        self.rng = random.Random(seed)
+        self.log = log.open("a", buffering=1) if log else None
+
+    def _record(self, digest: str, outcome: str) -> None:
+        if self.log:
+            self.log.write(
+                json.dumps({"t": time.time(), "messages": digest, "outcome": outcome}) + "\n"
+            )
+
+    async def chat(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        messages = body.get("messages", [])
+        digest = messages_hash(messages)
+        if any(PERMANENT_MARKER in str(m.get("content", "")) for m in messages):
+            outcome = "permanent_failure"
+        elif self.rng.random() < self.fault_rate:
+            outcome = self.rng.choice(FAULTS)
+        else:
+            outcome = "ok"
+        self._record(digest, outcome)
+        await asyncio.sleep(self.latency)
+        if outcome == "rate_limited":
+            return web.json_response(
+                {"error": {"message": "rate limited", "type": "rate_limit"}},
+                status=429,
+                headers={"Retry-After": str(self.retry_after)},
+            )
+        if outcome in ("server_error", "permanent_failure"):
+            return web.json_response(
+                {"error": {"message": "internal error", "type": "server"}}, status=500
+            )
+        if outcome == "hang":
+            await asyncio.sleep(self.hang)
+        value, _lo, hi = _score(body, digest)
+        if outcome == "garbage":
+            content = '{"score": '  # truncated JSON
+        elif outcome == "out_of_range":
+            content = json.dumps({"score": hi + 1})
+        else:
+            content = json.dumps({"score": int(value) if float(value).is_integer() else value})
+        prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
+        return web.json_response(
+            {
+                "id": f"chatcmpl-{digest[:12]}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "mock"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": content},
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": 6,
+                    "total_tokens": prompt_tokens + 6,
+                },
+            }
+        )
+
+
+async def serve(args: argparse.Namespace) -> None:
+    provider = MockProvider(
+        args.latency,
+        args.fault_rate,
+        args.hang,
+        args.seed,
+        Path(args.log) if args.log else None,
+        args.retry_after,
+    )
+    app = web.Application(client_max_size=16 * 1024**2)
+    app.router.add_post("/v1/chat/completions", provider.chat)
+    app.router.add_post("/chat/completions", provider.chat)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", args.port, backlog=1024)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    print(f"listening http://127.0.0.1:{port}", flush=True)
+    await asyncio.Event().wait()
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--latency", type=float, default=0.05, help="seconds before each answer")
+    p.add_argument("--fault-rate", type=float, default=0.0, help="share of requests with a fault")
+    p.add_argument("--hang", type=float, default=30.0, help="seconds a hanging request waits")
+    p.add_argument("--retry-after", type=float, default=0.2, help="Retry-After on 429s")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--log", help="append one JSON line per request here")
+    asyncio.run(serve(p.parse_args(argv)))
+
+
+@contextlib.contextmanager
+def running(log: Path | None = None, **options: float) -> Iterator[str]:
+    """Start the mock in its own process; yield its base URL (`…/v1`); stop it afterwards."""
+    cmd = [sys.executable, "-m", "judgelab.testing.mock_provider"]
+    for name, value in options.items():
+        cmd += [f"--{name.replace('_', '-')}", str(value)]
+    if log:
+        cmd += ["--log", str(log)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline().strip()
+        if not line.startswith("listening "):
+            raise RuntimeError(f"mock provider did not start: {line!r}")
+        yield line.removeprefix("listening ") + "/v1"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def read_log(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+if __name__ == "__main__":
+    main()
