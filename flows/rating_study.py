@@ -1,4 +1,4 @@
-"""Rating-study flow: load → plan → judge (sharded) → rescale → analyze → publish views."""
+"""Rating-study flow: load → plan → judge (sharded) → rescale → analyze → costs → views."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
                 made[judge][status] += n
     stages.rescale_stage(study, settings)
     stages.analyze_stage(study, settings)
+    stages.cost_stage(study, settings)
     views = stages.publish_stage(settings)
     return {
         "study": study.name,
@@ -39,3 +40,16 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
         "made": made,
         "views": views,
     }
+
+
+@flow(name="reparse-study")
+def reparse_study(study_file: str) -> dict:
+    """Re-parse stored answers and rebuild every table after the judge stage; no model calls."""
+    settings = Settings()
+    study = load_study(Path(study_file))
+    result = stages.reparse_stage(study, settings)
+    stages.rescale_stage(study, settings)
+    stages.analyze_stage(study, settings)
+    stages.cost_stage(study, settings)
+    stages.publish_stage(settings)
+    return result

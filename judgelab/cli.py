@@ -61,13 +61,52 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from tasks import stages
+    """Planned, stored and missing calls per judge, with a token and cost estimate."""
+    from tasks import costs, stages, warehouse
+    from tasks.judging import store
 
     settings = Settings()
     study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
     stages.load_benchmark.fn(study, settings)
-    for judge, c in stages.make_plan.fn(study, settings).items():
-        print(f"{judge}: {c['planned']} planned, {c['stored']} stored, {c['missing']} missing")
+    counts = stages.make_plan.fn(study, settings)
+    plan = warehouse.read_table(settings, "plan", study.name)
+    missing = plan.join(store.done_keys(settings.store_dir), on="key", how="anti")
+    est = costs.estimate(missing).rename({"calls": "est_calls"})
+    table = (
+        pl.DataFrame(
+            [{"judge": j, **c} for j, c in counts.items()],
+            schema={
+                "judge": pl.String,
+                "planned": pl.Int64,
+                "stored": pl.Int64,
+                "missing": pl.Int64,
+            },
+        )
+        .join(est.drop("est_calls"), on="judge", how="left")
+        .rename(
+            {
+                "prompt_tokens": "est_prompt_tokens",
+                "completion_tokens": "est_completion_tokens",
+                "cost_usd": "est_cost_usd",
+            }
+        )
+    )
+    _print_frame(table)
+    print(
+        "Estimates cover the missing calls only: prompt tokens ≈ characters / 4, completion "
+        "tokens = max_tokens; prices from litellm's offline table (null = unknown model)."
+    )
+    return 0
+
+
+def cmd_reparse(args: argparse.Namespace) -> int:
+    from flows.rating_study import reparse_study
+
+    result = reparse_study(study_file=args.study)
+    print(
+        f"re-parsed {result['checked']} stored answers: {result['changed']} changed; "
+        f"0 judge calls made"
+    )
     return 0
 
 
@@ -114,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     psize.add_argument("--sample-size", type=int)
     psize.add_argument("--full", action="store_true")
     plan.set_defaults(func=cmd_plan)
+
+    reparse = sub.add_parser(
+        "reparse", help="re-parse stored answers and rebuild the tables (no model calls)"
+    )
+    reparse.add_argument("study")
+    reparse.set_defaults(func=cmd_reparse)
 
     data = sub.add_parser("data", help="benchmark data").add_subparsers(
         dest="data_cmd", required=True

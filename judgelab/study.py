@@ -35,6 +35,7 @@ class Judge(BaseModel):
     backoff_base: float = Field(default=0.5, ge=0)  # seconds; doubles per attempt, with jitter
     backoff_max: float = Field(default=30.0, ge=0)
     concurrency: int = Field(default=4, ge=1)  # most calls in flight (AIMD lowers it on 429s)
+    processes: int = Field(default=1, ge=1)  # engine processes sharing `concurrency` (local: 1)
     rpm: int | None = Field(default=None, ge=1)  # requests-per-minute cap
     tpm: int | None = Field(default=None, ge=1)  # tokens-per-minute cap (estimated before a call)
 

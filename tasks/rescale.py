@@ -31,7 +31,7 @@ def rescale_scores(
         }
     )
     joined = (
-        plan.drop("messages", "params")
+        plan.drop("messages", "params", strict=False)
         .join(judgments.select("key", "status", "score"), on="key", how="left")
         .join(ranges, on="scale", how="left")
         .join(

@@ -6,25 +6,40 @@ Tasks return small summaries or counts, never big frames. The judge stage runs i
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import json
 import logging
+from datetime import UTC, datetime
 
 import polars as pl
 from prefect import task
 
 from judgelab.settings import Settings
 from judgelab.study import Study, StudyError
-from tasks import rescale, stats, warehouse
+from schemas.design_costs import DesignCosts
+from schemas.validate import validate
+from tasks import costs, rescale, stats, warehouse
 from tasks.benchmarks import vader
-from tasks.judging import providers, store
-from tasks.judging.engine import Call, Engine
+from tasks.judging import store
+from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
+from tasks.judging.shard import run_shard
 from tasks.plan import build_plan, sample_items
 from tasks.sources import extract_tar, fetch
 
 log = logging.getLogger("judgelab")
+# plan columns that describe a design cell (the big `messages`/`params` columns left out)
+PLAN_DESIGN = [
+    "key",
+    "study",
+    "judge",
+    "model",
+    "task",
+    "prompt_level",
+    "prompt_version",
+    "scale",
+    "item_id",
+    "repeat",
+]
 
 
 @task(name="load-benchmark")
@@ -85,35 +100,20 @@ def judge_shard(
     study: Study, settings: Settings, judge_name: str, shard: int, n_shards: int, run_id: str
 ) -> dict[str, int]:
     """Make this shard's missing calls; results reach the store in small atomic batches."""
-    providers.register()
     judge = next(j for j in study.judges if j.name == judge_name)
-    scales = load_scales()
     plan = warehouse.read_table(settings, "plan", study.name)
     todo = missing_calls(plan, store.done_keys(settings.store_dir), judge_name, shard, n_shards)
     if todo.is_empty():
         return {}
-    providers.warm_up(judge.model)
-    calls = [
-        Call(
-            key=r["key"],
-            messages=json.loads(r["messages"]),
-            params=json.loads(r["params"]),
-            scale=scales[r["scale"]],
-        )
-        for r in todo.iter_rows(named=True)
-    ]
-
-    def flush(rows: list[dict]) -> None:
-        store.write_part(settings.store_dir, store.rows_to_frame(rows))
-
-    counts = asyncio.run(Engine(judge, run_id).run(calls, flush, settings.store_batch_rows))
-    return dict(counts)
+    return dict(run_shard(judge, todo, settings.store_dir, settings.store_batch_rows, run_id))
 
 
 @task(name="rescale")
 def rescale_stage(study: Study, settings: Settings) -> int:
-    plan = warehouse.read_table(settings, "plan", study.name)
-    judgments = store.latest(store.read_store(settings.store_dir))
+    plan = warehouse.read_table(settings, "plan", study.name, PLAN_DESIGN)
+    judgments = store.latest(
+        store.read_store(settings.store_dir, ["key", "status", "score", "created_at"])
+    )
     items = warehouse.read_table(settings, "items", study.benchmark)
     scores = rescale.rescale_scores(plan, judgments, items, load_scales())
     warehouse.write_table(settings, scores, "scores", study.name)
@@ -125,6 +125,40 @@ def analyze_stage(study: Study, settings: Settings) -> int:
     metrics = stats.rating_metrics(warehouse.read_table(settings, "scores", study.name))
     warehouse.write_table(settings, metrics, "rating_metrics", study.name)
     return metrics.height
+
+
+@task(name="costs")
+def cost_stage(study: Study, settings: Settings) -> int:
+    """Requests, tokens and cost per design cell (litellm's offline price table)."""
+    plan = warehouse.read_table(settings, "plan", study.name, PLAN_DESIGN)
+    judgments = store.latest(
+        store.read_store(
+            settings.store_dir,
+            ["key", "status", "attempts", "prompt_tokens", "completion_tokens", "created_at"],
+        )
+    )
+    table = costs.design_costs(plan.join(judgments, on="key", how="left"))
+    warehouse.write_table(settings, validate(table, DesignCosts), "design_costs", study.name)
+    return table.height
+
+
+@task(name="reparse")
+def reparse_stage(study: Study, settings: Settings) -> dict[str, int]:
+    """Re-parse this study's stored answers; changed rows are rewritten, no call is made."""
+    plan = warehouse.read_table(settings, "plan", study.name, ["key", "scale"])
+    rows = store.latest(store.read_store(settings.store_dir)).join(plan, on="key")
+    changed = reparse(rows, load_scales())
+    if not changed.is_empty():
+        stamp = datetime.now(UTC)
+        store.write_part(
+            settings.store_dir,
+            # run_id stays: it names the run that made the call; created_at makes it newest
+            changed.drop("scale").with_columns(
+                pl.lit(stamp).dt.cast_time_unit("us").alias("created_at")
+            ),
+        )
+        store.compact(settings.store_dir)
+    return {"checked": rows.height, "changed": changed.height}
 
 
 @task(name="publish-views")

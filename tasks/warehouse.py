@@ -30,13 +30,15 @@ def write_table(settings: Settings, frame: pl.DataFrame, table: str, part: str) 
     return dest
 
 
-def read_table(settings: Settings, table: str, part: str) -> pl.DataFrame:
+def read_table(
+    settings: Settings, table: str, part: str, columns: list[str] | None = None
+) -> pl.DataFrame:
     path = table_file(settings, table, part)
     if not path.is_file():
         raise FileNotFoundError(
             f"table {table!r} has no part {part!r} ({path}); run its stage first"
         )
-    return pl.read_parquet(path)
+    return pl.read_parquet(path, columns=columns)
 
 
 def _in_literal(path: Path) -> str:

@@ -111,3 +111,30 @@ def test_adding_a_judge_makes_only_its_calls(tmp_path: Path) -> None:
     for path in data.rglob("*"):
         if path.is_file() and path.stat().st_size < 50_000_000:
             assert secret.encode() not in path.read_bytes(), path
+
+
+def test_reparse_rewrites_statuses_without_calls(tmp_path: Path) -> None:
+    """Simulate answers stored by an older, buggier parser; reparse fixes them, no calls."""
+    data = tmp_path / "data"
+    study = tmp_path / "fake.toml"
+    study.write_text(FAKE_STUDY.replace('api_key_env = "FAKE_JUDGE_KEY"\n', ""))
+    judgelab(data, "run", str(study))
+    settings = Settings(data_dir=data)
+    rows = store.read_store(settings.store_dir)
+    broken = rows.head(5).with_columns(
+        pl.lit("unparseable").alias("status"),
+        pl.lit(None, pl.Float64).alias("score"),
+        pl.col("created_at").dt.offset_by("1s"),
+    )
+    store.write_part(settings.store_dir, broken)
+    scores_file = warehouse.table_file(settings, "scores", "fake-sentiment")
+    stamp = scores_file.stat().st_mtime_ns
+    out = judgelab(data, "reparse", str(study))
+    assert "5 changed" in out and "0 judge calls made" in out
+    after = store.read_store(settings.store_dir)
+    assert after.height == rows.height == after["key"].n_unique()  # compacted: one row a key
+    assert set(after["run_id"]) == set(rows["run_id"])  # no new calls were made
+    assert after.sort("key")["score"].equals(rows.sort("key")["score"])
+    assert scores_file.stat().st_mtime_ns > stamp  # downstream tables were rebuilt
+    live = warehouse.query(settings, "select count(*) as n from fct_calls where status <> 'ok'")
+    assert live["n"][0] == 0

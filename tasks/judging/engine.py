@@ -14,9 +14,11 @@ import json
 import logging
 import os
 import random
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -28,6 +30,8 @@ from tasks.judging.parse import ERROR, OK, parse_score
 from tasks.judging.scales import Scale
 
 log = logging.getLogger(__name__)
+
+GIL_SWITCH_INTERVAL = 0.0002  # seconds; see Engine.run
 
 RETRYABLE = (
     litellm.RateLimitError,
@@ -229,16 +233,29 @@ class Engine:
                 buffer.append(row)
                 counts[row["status"]] += 1
                 if len(buffer) >= batch_rows:
-                    drain()
+                    batch = list(buffer)
+                    buffer.clear()
+                    # validate + write off the event loop, so calls in flight keep moving
+                    await asyncio.to_thread(flush, batch)
                     if progress:
                         progress(counts)
 
         # More workers than the ceiling: the limiter, not the worker count, bounds requests,
         # and workers sleeping in backoff do not hold a slot.
         n_workers = min(len(calls), self.judge.concurrency * 2) or 1
+        # litellm runs part of each acompletion in the loop's default thread pool (6 threads
+        # on 2 cores); size it to the in-flight ceiling so that hop never queues calls.
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=self.judge.concurrency + 4, thread_name_prefix="judge")
+        )
+        # Each call hops between the loop and that pool; with the default 5 ms GIL switch
+        # interval every hop can wait milliseconds (0.2 ms measured ~+3% calls/s at C=32).
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(GIL_SWITCH_INTERVAL)
         try:
             await asyncio.gather(*(worker() for _ in range(n_workers)))
         finally:
+            sys.setswitchinterval(switch)
             drain()
         return counts
 

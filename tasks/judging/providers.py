@@ -136,12 +136,26 @@ class FakeJudge(CustomLLM):
 _registered = False
 
 
+def _skip_per_call_cost() -> None:
+    """litellm prices every response on the hot path (~0.7 ms CPU per call here, a fifth of
+    its per-call cost). judgelab prices tokens per design cell at analysis time instead
+    (tasks/costs.py), so the per-call calculation is switched off."""
+    from litellm.litellm_core_utils import litellm_logging
+
+    def no_cost(self, *args, **kwargs) -> None:
+        return None
+
+    litellm_logging.Logging.response_cost_calculator = no_cost
+    litellm_logging.Logging._response_cost_calculator = no_cost
+
+
 def register() -> None:
-    """Register the providers with litellm (idempotent) and quiet litellm down."""
+    """Register the providers with litellm (idempotent); quiet and lean litellm down."""
     global _registered
     if _registered:
         return
     litellm.suppress_debug_info = True
+    _skip_per_call_cost()
     litellm.custom_provider_map = [
         {"provider": "local", "custom_handler": LocalLlama()},
         {"provider": "fake", "custom_handler": FakeJudge()},

@@ -62,3 +62,13 @@ def write_part(store_dir: Path, frame: pl.DataFrame) -> Path:
 
 def rows_to_frame(rows: list[dict]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=SCHEMA)
+
+
+def compact(store_dir: Path) -> Path:
+    """Rewrite the store as one part holding the newest row per key. The new part lands
+    before the old ones are removed, so a crash in between only leaves rows `latest` hides."""
+    old = part_files(store_dir)
+    new = write_part(store_dir, latest(read_store(store_dir)))
+    for f in old:
+        f.unlink()
+    return new

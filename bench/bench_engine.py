@@ -1,0 +1,238 @@
+"""Benchmark the judge engine against the mock provider. Prints figures; asserts nothing.
+
+throughput: N calls at latency L with C in flight, through the judge stage's own
+            `run_shard` (P engine processes) → calls/s, ratio to the limit C/L, engine
+            CPU time per call, peak memory (RSS) of the engine processes.
+rerun:      a study whose N calls are all in the store → wall time of a full
+            `judgelab run` (Prefect flow: plan, store anti-join, rescale, analyze, views)
+            that makes 0 calls.
+
+.venv/bin/python bench/bench_engine.py throughput --calls 20000 --concurrency 32 64 128
+.venv/bin/python bench/bench_engine.py rerun --calls 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from judgelab.env import apply_defaults
+
+apply_defaults()
+
+import polars as pl  # noqa: E402
+
+from judgelab.settings import PROJECT_ROOT, Settings  # noqa: E402
+from judgelab.study import Judge, load_study  # noqa: E402
+from judgelab.testing import mock_provider  # noqa: E402
+from tasks import warehouse  # noqa: E402
+from tasks.judging import providers, store  # noqa: E402
+from tasks.judging.keys import call_key, canonical_json, request_params  # noqa: E402
+from tasks.judging.scales import load_scales  # noqa: E402
+from tasks.judging.shard import run_shard  # noqa: E402
+
+SCALE = load_scales()["likert7"]
+KEY_ENV = "MOCK_JUDGE_KEY"
+
+
+def plan_rows(judge: Judge, n: int) -> pl.DataFrame:
+    params = request_params(judge, SCALE)
+    rows = []
+    for i in range(n):
+        msgs = [
+            {"role": "system", "content": "Rate the sentiment from 1 to 7."},
+            {"role": "user", "content": f'Text: "benchmark text number {i}"'},
+        ]
+        rows.append(
+            {
+                "key": call_key(judge.model, msgs, SCALE, params, 0),
+                "messages": canonical_json(msgs),
+                "params": canonical_json(params),
+                "scale": SCALE.name,
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def _peak_rss_mb() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, kids) / 1024
+
+
+def throughput(calls: int, latency: float, concurrency: int, processes: int) -> dict:
+    os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
+    providers.register()
+    with tempfile.TemporaryDirectory() as tmp, mock_provider.running(None, latency=latency) as url:
+        judge = Judge(
+            name="bench",
+            model="openai/mock-judge",
+            api_base=url,
+            timeout=30,
+            api_key_env=KEY_ENV,
+            concurrency=concurrency,
+            processes=processes,
+        )
+        todo = plan_rows(judge, calls)
+        cpu_self, cpu_kids = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        counts = run_shard(judge, todo, Path(tmp), batch_rows=50, run_id="bench")
+        wall = time.perf_counter() - t0
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (
+            (time.process_time() - cpu_self)
+            + (kids.ru_utime - cpu_kids.ru_utime)
+            + (kids.ru_stime - cpu_kids.ru_stime)
+        )
+        rows = store.read_store(Path(tmp), ["key", "created_at"])
+    span = (rows["created_at"].max() - rows["created_at"].min()).total_seconds()
+    limit = concurrency / latency
+    return {
+        "C": concurrency,
+        "P": processes,
+        "calls": calls,
+        "stored": rows["key"].n_unique(),
+        "ok": counts.get("ok", 0),
+        "rate": calls / wall,
+        "steady": calls / span,
+        "limit": limit,
+        "cpu_ms": 1000 * cpu / calls,
+        "rss": _peak_rss_mb(),
+        "wall": wall,
+    }
+
+
+RERUN_STUDY = """
+[study]
+name = "bench-rerun"
+task = "sentiment"
+benchmark = "vader"
+sample_size = {items}
+seed = 1
+repeats = {repeats}
+prompt_levels = ["base", "short_icl", "long_icl"]
+scales = ["likert7", "bipolar3", "unit", "pct100"]
+shard_size = 20000
+
+[[judges]]
+name = "mock"
+model = "openai/mock-judge"
+api_base = "http://127.0.0.1:9/v1"   # never contacted: every call is already stored
+"""
+
+
+def rerun(calls: int, mirror: str | None) -> None:
+    """Fill a store with `calls` finished calls of a real study, then time `judgelab run`."""
+    repeats = 4
+    items = calls // (12 * repeats)
+    with tempfile.TemporaryDirectory() as tmp:
+        study_file = Path(tmp) / "rerun.toml"
+        study_file.write_text(RERUN_STUDY.format(items=items, repeats=repeats))
+        env = {**os.environ, "JUDGELAB_DATA_DIR": f"{tmp}/data"}
+        if mirror:
+            env["JUDGELAB_DATA_MIRROR"] = mirror
+        settings = Settings(data_dir=Path(tmp) / "data")
+        # plan once (no calls), then store a finished answer for every planned call
+        subprocess.run(
+            [sys.executable, "-m", "judgelab.cli", "plan", str(study_file)],
+            env=env,
+            check=True,
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+        )
+        plan = warehouse.read_table(settings, "plan", load_study(study_file).name)
+        now = pl.lit(pl.datetime(2026, 1, 1, time_zone="UTC")).dt.cast_time_unit("us")
+        fake = plan.select(
+            "key",
+            "model",
+            pl.lit("ok").alias("status"),
+            (pl.col("key").str.slice(0, 2).str.to_integer(base=16) % 7 + 1)
+            .cast(pl.Float64)
+            .alias("score"),
+        ).with_columns(
+            pl.format('{{"score": {}}}', pl.col("score").cast(pl.Int64)).alias("raw"),
+            pl.lit("[]").alias("answers"),
+            pl.lit(None, pl.String).alias("error"),
+            pl.lit(1).cast(pl.Int64).alias("attempts"),
+            pl.lit(0.2).alias("latency_s"),
+            pl.lit(100).cast(pl.Int64).alias("prompt_tokens"),
+            pl.lit(6).cast(pl.Int64).alias("completion_tokens"),
+            pl.lit(None, pl.Float64).alias("cost_usd"),
+            pl.lit("seed").alias("run_id"),
+            now.alias("created_at"),
+        )
+        # scores must sit on each design's own scale for the stats to mean anything
+        scales = load_scales()
+        fake = (
+            fake.join(plan.select("key", "scale"), on="key")
+            .with_columns(
+                pl.struct("score", "scale")
+                .map_elements(
+                    lambda r: scales[r["scale"]].from_unit((r["score"] - 1) / 6),
+                    return_dtype=pl.Float64,
+                )
+                .alias("score")
+            )
+            .drop("scale")
+        )
+        for i, chunk in enumerate(fake.iter_slices(10_000)):
+            store.write_part(settings.store_dir, chunk)
+            del i
+        t0 = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "-m", "judgelab.cli", "run", str(study_file)],
+            env=env,
+            check=True,
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+        )
+        wall = time.perf_counter() - t0
+        stored = store.read_store(settings.store_dir, ["key"]).height
+    print(out.stdout.splitlines()[0])
+    print(
+        f"rerun over {stored:,} stored calls ({plan.height:,} planned): {wall:.1f} s wall, "
+        f"0 calls expected"
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="mode", required=True)
+    t = sub.add_parser("throughput")
+    t.add_argument("--calls", type=int, default=20_000)
+    t.add_argument("--latency", type=float, default=0.2)
+    t.add_argument("--concurrency", type=int, nargs="+", default=[32, 64, 128])
+    t.add_argument("--processes", type=int, nargs="+", default=[1, 2])
+    r = sub.add_parser("rerun")
+    r.add_argument("--calls", type=int, default=100_000)
+    r.add_argument("--mirror", default=os.environ.get("JUDGELAB_DATA_MIRROR"))
+    args = p.parse_args()
+    if args.mode == "rerun":
+        rerun(args.calls, args.mirror)
+        return
+    print(f"latency {args.latency * 1000:.0f} ms, {os.cpu_count()} cores; ratio = calls/s ÷ (C/L)")
+    print(
+        f"{'C':>4} {'P':>2} {'calls':>7} {'stored':>7} {'ok':>7} {'calls/s':>8} {'C/L':>5} "
+        f"{'ratio':>6} {'steady':>7} {'CPU ms/call':>11} {'CPU cores':>9} {'peak MB':>8}"
+    )
+    for c in args.concurrency:
+        for procs in args.processes:
+            x = throughput(args.calls, args.latency, c, procs)
+            print(
+                f"{x['C']:>4} {x['P']:>2} {x['calls']:>7} {x['stored']:>7} {x['ok']:>7} "
+                f"{x['rate']:>8.1f} {x['limit']:>5.0f} {x['rate'] / x['limit']:>6.2f} "
+                f"{x['steady'] / x['limit']:>7.2f} {x['cpu_ms']:>11.2f} "
+                f"{x['cpu_ms'] * x['rate'] / 1000:>9.2f} {x['rss']:>8.0f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,20 @@
+"""design_costs: per design, calls stored, requests sent, tokens and cost (litellm prices)."""
+
+import pandera.polars as pa
+
+
+class DesignCosts(pa.DataFrameModel):
+    study: str
+    judge: str
+    model: str
+    prompt_level: str
+    scale: str
+    n_planned: int = pa.Field(ge=0)
+    n_stored: int = pa.Field(ge=0)
+    requests: int = pa.Field(ge=0, nullable=True)  # every request sent: retries and re-asks
+    prompt_tokens: int = pa.Field(ge=0, nullable=True)
+    completion_tokens: int = pa.Field(ge=0, nullable=True)
+    cost_usd: float = pa.Field(ge=0, nullable=True)  # null: model not in litellm's price table
+
+    class Config:
+        strict = True

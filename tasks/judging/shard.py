@@ -1,0 +1,66 @@
+"""Run one shard of a judge's missing calls, in this process or spread over several.
+
+One process tops out near its CPU budget per call (litellm costs ~3 ms CPU a call here),
+so a judge with `processes > 1` splits its calls and its concurrency across that many
+engine processes. Each writes its own part files; keys are disjoint, so nothing is sent twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import multiprocessing as mp
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import polars as pl
+
+from judgelab.study import Judge
+from tasks.judging import providers, store
+from tasks.judging.engine import Call, Engine
+from tasks.judging.scales import load_scales
+
+
+def _run_slice(
+    judge: Judge, rows: list[dict], store_dir: Path, batch_rows: int, run_id: str
+) -> dict[str, int]:
+    providers.register()
+    providers.warm_up(judge.model)
+    scales = load_scales()
+    calls = [
+        Call(
+            key=r["key"],
+            messages=json.loads(r["messages"]),
+            params=json.loads(r["params"]),
+            scale=scales[r["scale"]],
+        )
+        for r in rows
+    ]
+
+    def flush(batch: list[dict]) -> None:
+        store.write_part(store_dir, store.rows_to_frame(batch))
+
+    return dict(asyncio.run(Engine(judge, run_id).run(calls, flush, batch_rows)))
+
+
+def run_shard(
+    judge: Judge, todo: pl.DataFrame, store_dir: Path, batch_rows: int, run_id: str
+) -> Counter:
+    """Make the calls in `todo` (plan rows); returns counts by final status."""
+    rows = todo.select("key", "messages", "params", "scale").to_dicts()
+    # llama.cpp in-process is one model instance: local judges always use one process.
+    n = 1 if judge.model.startswith("local/") else min(judge.processes, len(rows))
+    if n <= 1:
+        return Counter(_run_slice(judge, rows, store_dir, batch_rows, run_id))
+    part = judge.model_copy(update={"concurrency": math.ceil(judge.concurrency / n)})
+    counts: Counter = Counter()
+    with ProcessPoolExecutor(n, mp_context=mp.get_context("spawn")) as pool:
+        futures = [
+            pool.submit(_run_slice, part, rows[i::n], store_dir, batch_rows, run_id)
+            for i in range(n)
+        ]
+        for f in futures:
+            counts.update(f.result())
+    return counts
