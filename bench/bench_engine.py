@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from judgelab.env import apply_defaults
@@ -127,10 +128,47 @@ api_base = "http://127.0.0.1:9/v1"   # never contacted: every call is already st
 """
 
 
+def stored_rows(plan: pl.DataFrame) -> pl.DataFrame:
+    """A finished, `ok` store row for every planned call, with a score on the call's scale."""
+    scales = load_scales()
+    ranges = pl.DataFrame(
+        {
+            "scale": list(scales),
+            "lo": [s.min for s in scales.values()],
+            "hi": [s.max for s in scales.values()],
+            "step": [s.step for s in scales.values()],
+        }
+    )
+    u = pl.col("key").str.slice(0, 4).str.to_integer(base=16) / 0xFFFF
+    score = pl.col("lo") + ((u * (pl.col("hi") - pl.col("lo"))) / pl.col("step")).round() * pl.col(
+        "step"
+    )
+    return (
+        plan.select("key", "model", "scale")
+        .join(ranges, on="scale")
+        .with_columns(score.alias("score"))
+        .with_columns(
+            pl.lit("ok").alias("status"),
+            pl.concat_str(pl.lit('{"score": '), pl.col("score").cast(pl.String), pl.lit("}")).alias(
+                "raw"
+            ),
+            pl.lit("[]").alias("answers"),
+            pl.lit(None, pl.String).alias("error"),
+            pl.lit(1, pl.Int64).alias("attempts"),
+            pl.lit(0.2).alias("latency_s"),
+            pl.lit(100, pl.Int64).alias("prompt_tokens"),
+            pl.lit(6, pl.Int64).alias("completion_tokens"),
+            pl.lit(None, pl.Float64).alias("cost_usd"),
+            pl.lit("bench-seed").alias("run_id"),
+            pl.lit(datetime(2026, 1, 1, tzinfo=UTC)).dt.cast_time_unit("us").alias("created_at"),
+        )
+    )
+
+
 def rerun(calls: int, mirror: str | None) -> None:
     """Fill a store with `calls` finished calls of a real study, then time `judgelab run`."""
     repeats = 4
-    items = calls // (12 * repeats)
+    items = -(-calls // (12 * repeats))  # ceil: at least `calls` plan rows
     with tempfile.TemporaryDirectory() as tmp:
         study_file = Path(tmp) / "rerun.toml"
         study_file.write_text(RERUN_STUDY.format(items=items, repeats=repeats))
@@ -147,43 +185,8 @@ def rerun(calls: int, mirror: str | None) -> None:
             capture_output=True,
         )
         plan = warehouse.read_table(settings, "plan", load_study(study_file).name)
-        now = pl.lit(pl.datetime(2026, 1, 1, time_zone="UTC")).dt.cast_time_unit("us")
-        fake = plan.select(
-            "key",
-            "model",
-            pl.lit("ok").alias("status"),
-            (pl.col("key").str.slice(0, 2).str.to_integer(base=16) % 7 + 1)
-            .cast(pl.Float64)
-            .alias("score"),
-        ).with_columns(
-            pl.format('{{"score": {}}}', pl.col("score").cast(pl.Int64)).alias("raw"),
-            pl.lit("[]").alias("answers"),
-            pl.lit(None, pl.String).alias("error"),
-            pl.lit(1).cast(pl.Int64).alias("attempts"),
-            pl.lit(0.2).alias("latency_s"),
-            pl.lit(100).cast(pl.Int64).alias("prompt_tokens"),
-            pl.lit(6).cast(pl.Int64).alias("completion_tokens"),
-            pl.lit(None, pl.Float64).alias("cost_usd"),
-            pl.lit("seed").alias("run_id"),
-            now.alias("created_at"),
-        )
-        # scores must sit on each design's own scale for the stats to mean anything
-        scales = load_scales()
-        fake = (
-            fake.join(plan.select("key", "scale"), on="key")
-            .with_columns(
-                pl.struct("score", "scale")
-                .map_elements(
-                    lambda r: scales[r["scale"]].from_unit((r["score"] - 1) / 6),
-                    return_dtype=pl.Float64,
-                )
-                .alias("score")
-            )
-            .drop("scale")
-        )
-        for i, chunk in enumerate(fake.iter_slices(10_000)):
+        for chunk in stored_rows(plan.unique("key")).iter_slices(10_000):
             store.write_part(settings.store_dir, chunk)
-            del i
         t0 = time.perf_counter()
         out = subprocess.run(
             [sys.executable, "-m", "judgelab.cli", "run", str(study_file)],
@@ -197,8 +200,8 @@ def rerun(calls: int, mirror: str | None) -> None:
         stored = store.read_store(settings.store_dir, ["key"]).height
     print(out.stdout.splitlines()[0])
     print(
-        f"rerun over {stored:,} stored calls ({plan.height:,} planned): {wall:.1f} s wall, "
-        f"0 calls expected"
+        f"rerun over {stored:,} stored calls ({plan.height:,} plan rows): {wall:.1f} s wall "
+        f"for the whole `judgelab run` (Prefect flow, all stages, views)"
     )
 
 

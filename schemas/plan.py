@@ -1,10 +1,14 @@
-"""plan: one row per planned judge call, (design, item, repeat), keyed by the call hash."""
+"""plan: one row per (design, item, repeat), with the hash key of the call that answers it.
+
+Two items with identical text get identical messages, hence one key: the judge sees the
+same request, so one call answers both (exactly once means per request, not per row).
+"""
 
 import pandera.polars as pa
 
 
 class Plan(pa.DataFrameModel):
-    key: str = pa.Field(unique=True, str_length=64)
+    key: str = pa.Field(str_length=64)
     study: str
     judge: str
     model: str
@@ -19,3 +23,4 @@ class Plan(pa.DataFrameModel):
 
     class Config:
         strict = True
+        unique = ("study", "judge", "prompt_level", "scale", "item_id", "repeat")

@@ -6,7 +6,7 @@ from tasks.judging.parse import STATUSES
 
 
 class Scores(pa.DataFrameModel):
-    key: str = pa.Field(unique=True)
+    key: str
     study: str
     judge: str
     model: str
@@ -23,3 +23,4 @@ class Scores(pa.DataFrameModel):
 
     class Config:
         strict = True
+        unique = ("study", "judge", "prompt_level", "scale", "item_id", "repeat")

@@ -16,6 +16,7 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | Non
     """USD for these tokens from litellm's price table; None for unknown models."""
     import litellm
 
+    litellm.suppress_debug_info = True  # no "Provider List" banner for unknown models
     try:
         p, c = litellm.cost_per_token(
             model=model, prompt_tokens=int(prompt_tokens), completion_tokens=int(completion_tokens)
@@ -28,7 +29,8 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | Non
 def design_costs(calls: pl.DataFrame) -> pl.DataFrame:
     """Per design: calls answered, requests sent, tokens and cost. `calls` = plan ⋈ judgments."""
     totals = (
-        calls.group_by(DESIGN)
+        calls.unique([*DESIGN, "key"])  # items with identical text share one call
+        .group_by(DESIGN)
         .agg(
             pl.len().alias("n_planned"),
             pl.col("status").is_not_null().sum().alias("n_stored"),

@@ -6,7 +6,6 @@ Tasks return small summaries or counts, never big frames. The judge stage runs i
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from datetime import UTC, datetime
 
@@ -70,6 +69,7 @@ def make_plan(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
 
 
 def call_counts(plan: pl.DataFrame, done: pl.DataFrame) -> dict[str, dict[str, int]]:
+    plan = plan.unique(["judge", "key"], maintain_order=True)  # same text → same request
     stored = plan.join(done, on="key", how="semi").group_by("judge").len()
     stored = dict(stored.iter_rows())
     return {
@@ -78,21 +78,18 @@ def call_counts(plan: pl.DataFrame, done: pl.DataFrame) -> dict[str, dict[str, i
     }
 
 
-def shard_of(key: str, n_shards: int) -> int:
-    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % n_shards
-
-
 def missing_calls(
     plan: pl.DataFrame, done: pl.DataFrame, judge: str, shard: int, n_shards: int
 ) -> pl.DataFrame:
     """This shard's calls of one judge that the store does not hold yet (plan order kept,
     so calls sharing a prompt prefix stay together)."""
-    todo = plan.filter(pl.col("judge") == judge).join(
-        done, on="key", how="anti", maintain_order="left"
+    todo = (
+        plan.filter(pl.col("judge") == judge)
+        .join(done, on="key", how="anti", maintain_order="left")
+        .unique("key", maintain_order=True)  # identical requests are one call
     )
-    return todo.filter(
-        pl.col("key").map_elements(lambda k: shard_of(k, n_shards), return_dtype=pl.Int64) == shard
-    )
+    # keys are sha256 hex, so their leading digits spread calls evenly over shards
+    return todo.filter(pl.col("key").str.slice(0, 8).str.to_integer(base=16) % n_shards == shard)
 
 
 @task(name="judge-shard")
@@ -145,7 +142,7 @@ def cost_stage(study: Study, settings: Settings) -> int:
 @task(name="reparse")
 def reparse_stage(study: Study, settings: Settings) -> dict[str, int]:
     """Re-parse this study's stored answers; changed rows are rewritten, no call is made."""
-    plan = warehouse.read_table(settings, "plan", study.name, ["key", "scale"])
+    plan = warehouse.read_table(settings, "plan", study.name, ["key", "scale"]).unique("key")
     rows = store.latest(store.read_store(settings.store_dir)).join(plan, on="key")
     changed = reparse(rows, load_scales())
     if not changed.is_empty():

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import warnings
 
-import krippendorff
 import numpy as np
 import pingouin as pg
 import polars as pl
@@ -33,18 +32,35 @@ def wilcoxon(
     return _finite(res["W_val"]), _finite(res["p_val"]), _finite(res["RBC"])
 
 
+def interval_alpha(data: np.ndarray) -> float | None:
+    """Krippendorff's α, interval level, for a coders × units matrix (NaN = missing).
+
+    The `krippendorff` package builds a units × values × values tensor: with continuous
+    ratings (human means take thousands of distinct values) that is tens of gigabytes. For
+    the interval metric both disagreements reduce to sums of squares, so this is O(n);
+    tests check it against the package (which reproduces the textbook values) on small data.
+    """
+    data = np.asarray(data, dtype=float)
+    m = np.sum(~np.isnan(data), axis=0)
+    pairable = data[:, m >= 2]
+    m = m[m >= 2]
+    n = m.sum()
+    if n < 2:
+        return None
+    s1, s2 = np.nansum(pairable, axis=0), np.nansum(pairable**2, axis=0)
+    # Σ over ordered pairs i≠j within a set of size k of (v_i − v_j)² = 2k·Σv² − 2(Σv)²
+    observed = np.sum((2 * m * s2 - 2 * s1**2) / (m - 1)) / n
+    expected = (2 * n * s2.sum() - 2 * s1.sum() ** 2) / (n * (n - 1))
+    if expected <= 0:  # one distinct value overall: α is undefined
+        return None
+    return _finite(1 - observed / expected)
+
+
 def kripp_alpha(judge: np.ndarray, human: np.ndarray) -> float | None:
     """Interval α between the judge and the human mean as two coders; None if undefined."""
     if len(judge) < 2:
         return None
-    try:
-        return _finite(
-            krippendorff.alpha(
-                reliability_data=np.vstack([judge, human]), level_of_measurement="interval"
-            )
-        )
-    except ValueError:  # a single distinct value overall: α is undefined
-        return None
+    return interval_alpha(np.vstack([judge, human]))
 
 
 def rating_metrics(scores: pl.DataFrame) -> pl.DataFrame:

@@ -68,3 +68,22 @@ def test_study_file_errors_name_file_and_field(tmp_path: Path) -> None:
         load_study(bad)
     with pytest.raises(StudyError, match="does not exist"):
         load_study(tmp_path / "missing.toml")
+
+
+def test_identical_texts_share_one_call() -> None:
+    items = pl.DataFrame(
+        {
+            "item_id": ["a:1", "a:2", "b:1"],
+            "domain": ["a", "a", "b"],
+            "text": ["same words", "same words", "other words"],
+        }
+    )
+    study = load_study("studies/sentiment.toml").model_copy(
+        update={"prompt_levels": ["base"], "scales": ["likert7"]}
+    )
+    plan = build_plan(study, items, load_scales())
+    assert plan.height == 3 and plan["key"].n_unique() == 2
+    from tasks.stages import call_counts
+
+    counts = call_counts(plan, pl.DataFrame({"key": [plan["key"][0]]}))
+    assert counts == {"smollm2-135m": {"planned": 2, "stored": 1, "missing": 1}}

@@ -2,12 +2,13 @@
 
 import itertools
 
+import krippendorff
 import numpy as np
 import polars as pl
 import pytest
 from scipy import stats as sps
 
-from tasks.stats import kripp_alpha, rating_metrics, wilcoxon
+from tasks.stats import interval_alpha, kripp_alpha, rating_metrics, wilcoxon
 
 RNG = np.random.default_rng(7)
 JUDGE = np.round(RNG.uniform(1, 7, 30), 2)
@@ -34,6 +35,27 @@ def _alpha_by_hand(a: np.ndarray, b: np.ndarray) -> float:
     d_o = sum(2 * (x - y) ** 2 for x, y in zip(a, b, strict=True)) / n
     d_e = sum((x - y) ** 2 for x, y in itertools.permutations(values, 2)) / (n * (n - 1))
     return 1 - d_o / d_e
+
+
+def test_interval_alpha_matches_the_krippendorff_package() -> None:
+    """Random coders × units data with missing values, and Krippendorff's textbook example."""
+    rng = np.random.default_rng(3)
+    for coders, units in [(2, 15), (3, 40), (5, 25)]:
+        data = np.round(rng.normal(4, 1.5, (coders, units)), 1)
+        data[rng.random(data.shape) < 0.15] = np.nan
+        ref = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
+        assert interval_alpha(data) == pytest.approx(ref, abs=1e-12)
+    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", 4 coders × 12 units
+    nan = np.nan
+    textbook = np.array(
+        [
+            [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+        ]
+    )
+    assert interval_alpha(textbook) == pytest.approx(0.849, abs=5e-4)
 
 
 def test_krippendorff_alpha_matches_definition() -> None:
