@@ -27,8 +27,7 @@ class AimdLimiter:
     async def release(self) -> None:
         async with self._cond:
             self.in_flight -= 1
-            # wake only as many waiters as there are free slots (not a thundering herd)
-            self._cond.notify(max(1, int(self.limit) - self.in_flight))
+            self._cond.notify_all()
 
     def on_success(self) -> None:
         self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
