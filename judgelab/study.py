@@ -45,7 +45,7 @@ class Study(BaseModel):
 
     name: str
     task: str  # prompt folder under prompts/
-    benchmark: Literal["vader"]
+    benchmark: Literal["vader", "convabuse"]
     sample_size: int = Field(ge=0)  # items; 0 = the whole benchmark
     seed: int = 0
     repeats: int = Field(default=1, ge=1)

@@ -16,14 +16,12 @@ from judgelab.settings import Settings
 from judgelab.study import Study, StudyError
 from schemas.design_costs import DesignCosts
 from schemas.validate import validate
-from tasks import costs, rescale, stats, warehouse
-from tasks.benchmarks import vader
+from tasks import benchmarks, costs, rescale, stats, warehouse
 from tasks.judging import store
 from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import run_shard
 from tasks.plan import build_plan, sample_items
-from tasks.sources import extract_tar, fetch
 
 log = logging.getLogger("judgelab")
 # plan columns that describe a design cell (the big `messages`/`params` columns left out)
@@ -44,9 +42,7 @@ PLAN_DESIGN = [
 @task(name="load-benchmark")
 def load_benchmark(study: Study, settings: Settings) -> int:
     """Fetch (checksum-verified) and load the benchmark into `items` and `ratings`."""
-    (archive,) = fetch([study.benchmark], settings)
-    folder = extract_tar(archive, settings.raw_dir / "vader" / "extracted") / vader.ARCHIVE_DIR
-    items, ratings = vader.load(folder)
+    items, ratings = benchmarks.load(study.benchmark, settings)
     warehouse.write_table(settings, items, "items", study.benchmark)
     warehouse.write_table(settings, ratings, "ratings", study.benchmark)
     return items.height

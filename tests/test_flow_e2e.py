@@ -138,3 +138,16 @@ def test_reparse_rewrites_statuses_without_calls(tmp_path: Path) -> None:
     assert scores_file.stat().st_mtime_ns > stamp  # downstream tables were rebuilt
     live = warehouse.query(settings, "select count(*) as n from fct_calls where status <> 'ok'")
     assert live["n"][0] == 0
+
+
+def test_toxicity_study_runs_and_never_prints_texts(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    out = judgelab(data, "run", "studies/toxicity.toml", "--sample-size", "3")
+    assert calls_made(out, "smollm2-135m") == 36  # 3 turns × 3 prompt levels × 4 scales
+    settings = Settings(data_dir=data)
+    table = warehouse.query(settings, "select * from tbl_rating_performance")
+    assert table.height == 12 and set(table["study"]) == {"toxicity"}
+    texts = warehouse.query(settings, "select text from stg_items where benchmark = 'convabuse'")
+    assert texts.height == 4185
+    leaked = [t for t in texts["text"] if len(t) > 12 and t in out]
+    assert not leaked, f"{len(leaked)} toxicity texts were printed"  # count only, never the text
