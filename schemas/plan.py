@@ -6,6 +6,20 @@ same request, so one call answers both (exactly once means per request, not per 
 
 import pandera.polars as pa
 
+# plan columns that name a call's design cell, item and repeat (without the big JSON columns)
+DESIGN_COLUMNS = [
+    "key",
+    "study",
+    "judge",
+    "model",
+    "task",
+    "prompt_level",
+    "prompt_version",
+    "scale",
+    "item_id",
+    "repeat",
+]
+
 
 class Plan(pa.DataFrameModel):
     key: str = pa.Field(str_length=64)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from schemas.plan import DESIGN_COLUMNS
 from schemas.scores import Scores
 from schemas.validate import validate
 from tasks.judging.scales import Scale
@@ -41,16 +42,7 @@ def rescale_scores(
         )
     )
     out = joined.select(
-        "key",
-        "study",
-        "judge",
-        "model",
-        "task",
-        "prompt_level",
-        "prompt_version",
-        "scale",
-        "item_id",
-        "repeat",
+        *DESIGN_COLUMNS,
         pl.col("status").fill_null("missing"),
         "score",
         linear(pl.col("score"), pl.col("scale_min"), pl.col("scale_max")).alias("score_1to7"),

@@ -6,7 +6,6 @@ Tasks return small summaries or counts, never big frames. The judge stage runs i
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, datetime
 
 import polars as pl
@@ -15,6 +14,7 @@ from prefect import task
 from judgelab.settings import Settings
 from judgelab.study import Study, StudyError
 from schemas.design_costs import DesignCosts
+from schemas.plan import DESIGN_COLUMNS
 from schemas.validate import validate
 from tasks import benchmarks, costs, rescale, stats, warehouse
 from tasks.judging import store
@@ -22,21 +22,6 @@ from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import run_shard
 from tasks.plan import build_plan, sample_items
-
-log = logging.getLogger("judgelab")
-# plan columns that describe a design cell (the big `messages`/`params` columns left out)
-PLAN_DESIGN = [
-    "key",
-    "study",
-    "judge",
-    "model",
-    "task",
-    "prompt_level",
-    "prompt_version",
-    "scale",
-    "item_id",
-    "repeat",
-]
 
 
 @task(name="load-benchmark")
@@ -103,7 +88,7 @@ def judge_shard(
 
 @task(name="rescale")
 def rescale_stage(study: Study, settings: Settings) -> int:
-    plan = warehouse.read_table(settings, "plan", study.name, PLAN_DESIGN)
+    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
     judgments = store.latest(
         store.read_store(settings.store_dir, ["key", "status", "score", "created_at"])
     )
@@ -123,7 +108,7 @@ def analyze_stage(study: Study, settings: Settings) -> int:
 @task(name="costs")
 def cost_stage(study: Study, settings: Settings) -> int:
     """Requests, tokens and cost per design cell (litellm's offline price table)."""
-    plan = warehouse.read_table(settings, "plan", study.name, PLAN_DESIGN)
+    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
     judgments = store.latest(
         store.read_store(
             settings.store_dir,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import random
 import time
@@ -27,8 +26,6 @@ from judgelab.study import Judge
 from tasks.judging.limits import AimdLimiter, TokenBucket
 from tasks.judging.parse import ERROR, OK, parse_score
 from tasks.judging.scales import Scale
-
-log = logging.getLogger(__name__)
 
 RETRYABLE = (
     litellm.RateLimitError,
@@ -212,7 +209,6 @@ class Engine:
         calls: list[Call],
         flush: Callable[[list[dict]], object],
         batch_rows: int = 50,
-        progress: Callable[[Counter], None] | None = None,
     ) -> Counter:
         """Run `calls`; `flush` gets batches of finished rows (the rest on exit, even on error)."""
         pending = iter(calls)
@@ -234,8 +230,6 @@ class Engine:
                     buffer.clear()
                     # validate + write off the event loop, so calls in flight keep moving
                     await asyncio.to_thread(flush, batch)
-                    if progress:
-                        progress(counts)
 
         # More workers than the ceiling: the limiter, not the worker count, bounds requests,
         # and workers sleeping in backoff do not hold a slot.
