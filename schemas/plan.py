@@ -6,6 +6,8 @@ same request, so one call answers both (exactly once means per request, not per 
 
 import pandera.polars as pa
 
+# the columns that name a design cell (judge × prompt level × scale, within a study)
+DESIGN_CELL = ["study", "judge", "model", "prompt_level", "scale"]
 # plan columns that name a call's design cell, item and repeat (without the big JSON columns)
 DESIGN_COLUMNS = [
     "key",

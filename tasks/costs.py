@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import polars as pl
 
-DESIGN = ["study", "judge", "model", "prompt_level", "scale"]
+from schemas.design_costs import DesignCosts
+from schemas.plan import DESIGN_CELL
+from schemas.validate import validate
+
+DESIGN = DESIGN_CELL
 CHARS_PER_TOKEN = 4  # rough, provider-independent; the estimate says so
 
 
@@ -44,12 +48,13 @@ def design_costs(calls: pl.DataFrame) -> pl.DataFrame:
         price(m, p, c)
         for m, p, c in totals.select("model", "prompt_tokens", "completion_tokens").iter_rows()
     ]
-    return totals.with_columns(
+    table = totals.with_columns(
         pl.col("n_planned", "n_stored", "requests", "prompt_tokens", "completion_tokens").cast(
             pl.Int64
         ),
         pl.Series("cost_usd", costs, dtype=pl.Float64),
     )
+    return validate(table, DesignCosts)
 
 
 def estimate(plan: pl.DataFrame, max_tokens_col: str = "max_tokens") -> pl.DataFrame:

@@ -9,10 +9,11 @@ import numpy as np
 import pingouin as pg
 import polars as pl
 
+from schemas.plan import DESIGN_CELL
 from schemas.rating_metrics import RatingMetrics
 from schemas.validate import validate
 
-DESIGN = ["study", "judge", "model", "prompt_level", "scale"]
+DESIGN = DESIGN_CELL
 PARSE_FAILURES = ("unparseable", "out_of_range")
 
 

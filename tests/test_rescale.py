@@ -3,6 +3,7 @@
 import polars as pl
 import pytest
 
+from schemas.plan import DESIGN_COLUMNS
 from tasks.judging.scales import load_scales
 from tasks.rescale import rescale_scores
 
@@ -12,20 +13,7 @@ SCALES = load_scales()
 def _plan(rows: list[tuple]) -> pl.DataFrame:
     return pl.DataFrame(
         [(k, "s", "j", "m", "t", "base", "v1", sc, item, 0, "[]", "{}") for k, sc, item in rows],
-        schema=[
-            "key",
-            "study",
-            "judge",
-            "model",
-            "task",
-            "prompt_level",
-            "prompt_version",
-            "scale",
-            "item_id",
-            "repeat",
-            "messages",
-            "params",
-        ],
+        schema=[*DESIGN_COLUMNS, "messages", "params"],
         orient="row",
     )
 

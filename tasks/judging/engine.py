@@ -244,14 +244,3 @@ class Engine:
         finally:
             drain()
         return counts
-
-
-async def run_calls(
-    judge: Judge,
-    calls: list[Call],
-    flush: Callable[[list[dict]], object],
-    run_id: str,
-    batch_rows: int = 50,
-) -> Counter:
-    """Convenience wrapper: one engine, one batch of calls."""
-    return await Engine(judge, run_id).run(calls, flush, batch_rows)

@@ -8,7 +8,7 @@ import pytest
 
 from judgelab.study import Judge
 from tasks.judging import providers, store
-from tasks.judging.engine import Call, MissingApiKey, run_calls
+from tasks.judging.engine import Call, Engine, MissingApiKey
 from tasks.judging.keys import call_key, request_params
 from tasks.judging.scales import load_scales
 
@@ -38,7 +38,7 @@ def _run(judge: Judge, calls: list[Call], store_dir: Path, batch: int = 3) -> di
     def flush(rows: list[dict]) -> None:
         store.write_part(store_dir, store.rows_to_frame(rows))
 
-    return dict(asyncio.run(run_calls(judge, calls, flush, "run-1", batch)))
+    return dict(asyncio.run(Engine(judge, "run-1").run(calls, flush, batch)))
 
 
 @pytest.mark.parametrize(
