@@ -6,7 +6,14 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 
 class StudyError(ValueError):
@@ -40,12 +47,50 @@ class Judge(BaseModel):
     tpm: int | None = Field(default=None, ge=1)  # tokens-per-minute cap (estimated before a call)
 
 
+class RatingFile(BaseModel):
+    """A user's own human-rated set (`benchmark = "file"`): CSV, Parquet or JSONL.
+
+    Either `mean_column` (one row per item holding the human mean) or `rater_column` plus
+    `rating_column` (one row per rater rating) is given. `scale_min`/`scale_max` declare the
+    human scale; `direction = "descending"` means a high human number sits at the *low* end of
+    the task's scale (e.g. offensiveness −1..1 where −1 is most offensive) and is reversed.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str  # relative paths resolve against the study file's folder
+    id_column: str = "item_id"
+    text_column: str = "text"
+    mean_column: str | None = None
+    rater_column: str | None = None
+    rating_column: str | None = None
+    domain_column: str | None = None  # strata for sampling; one domain "all" if absent
+    scale_min: float
+    scale_max: float
+    direction: Literal["ascending", "descending"] = "ascending"
+
+
+class Analysis(BaseModel):
+    """Knobs of the analysis stages (all seeded, so tables are reproducible)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bootstrap: int = Field(default=1000, ge=0)  # resamples for 95% CIs; 0 = no CIs
+    seed: int = 0
+    outlier_scale: str | None = "bipolar3"  # threshold tables are shown with and without it
+    meaningful_diff: float = Field(default=0.2, ge=0)  # |difference| on 1–7 that matters
+    max_ensembles: int = Field(default=2000, ge=1)  # per strategy × size; seeded sample beyond
+
+
 class Study(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
     task: str  # prompt folder under prompts/
-    benchmark: Literal["vader", "convabuse"]
+    benchmark: Literal["vader", "convabuse", "file"]
+    data: RatingFile | None = None  # required when benchmark = "file"
+    baselines: list[str] = Field(default_factory=list)  # offline classifiers, scored as judges
+    analysis: Analysis = Field(default_factory=Analysis)
     sample_size: int = Field(ge=0)  # items; 0 = the whole benchmark
     seed: int = 0
     repeats: int = Field(default=1, ge=1)
@@ -54,6 +99,17 @@ class Study(BaseModel):
     scales: list[str]
     judges: list[Judge] = Field(min_length=1)
     shard_size: int = Field(default=500, ge=1)  # calls per Prefect task in the judge stage
+
+    @property
+    def items_part(self) -> str:
+        """The part name of this study's `items`/`ratings` tables (a user file is per study)."""
+        return self.name if self.benchmark == "file" else self.benchmark
+
+    @model_validator(mode="after")
+    def data_matches_benchmark(self) -> Study:
+        if (self.benchmark == "file") != (self.data is not None):
+            raise ValueError('a [study.data] table is required exactly when benchmark = "file"')
+        return self
 
     @field_validator("judges")
     @classmethod
@@ -75,6 +131,8 @@ def load_study(path: str | Path, **overrides) -> Study:
         raise StudyError(f"{path}: not valid TOML: {exc}") from None
     doc = doc.get("study", {}) | {"judges": doc.get("judges", [])}
     doc |= {k: v for k, v in overrides.items() if v is not None}
+    if isinstance(doc.get("data"), dict) and "path" in doc["data"]:
+        doc["data"]["path"] = str((path.parent / doc["data"]["path"]).resolve())
     try:
         return Study.model_validate(doc)
     except ValidationError as exc:

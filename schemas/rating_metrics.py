@@ -5,6 +5,7 @@ import pandera.polars as pa
 
 class RatingMetrics(pa.DataFrameModel):
     study: str
+    kind: str
     judge: str
     model: str
     prompt_level: str

@@ -4,10 +4,16 @@ import pandera.polars as pa
 
 from tasks.judging.parse import STATUSES
 
+# the columns that name a design in every analysis table; a baseline classifier is a design
+# of kind "baseline" with prompt_level "none" and its native scale, so views treat it alike
+DESIGN = ["study", "kind", "judge", "model", "prompt_level", "scale"]
+KINDS = ("judge", "baseline")
+
 
 class Scores(pa.DataFrameModel):
-    key: str
+    key: str  # the call's key; a baseline row's key hashes baseline and text
     study: str
+    kind: str = pa.Field(isin=KINDS)
     judge: str
     model: str
     task: str

@@ -42,7 +42,10 @@ def rescale_scores(
         )
     )
     out = joined.select(
-        *DESIGN_COLUMNS,
+        "key",
+        "study",
+        pl.lit("judge").alias("kind"),
+        *DESIGN_COLUMNS[2:],
         pl.col("status").fill_null("missing"),
         "score",
         linear(pl.col("score"), pl.col("scale_min"), pl.col("scale_max")).alias("score_1to7"),

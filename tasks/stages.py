@@ -25,9 +25,9 @@ from tasks.plan import build_plan, sample_items
 @task(name="load-benchmark")
 def load_benchmark(study: Study, settings: Settings) -> int:
     """Fetch (checksum-verified) and load the benchmark into `items` and `ratings`."""
-    items, ratings = benchmarks.load(study.benchmark, settings)
-    warehouse.write_table(settings, items, "items", study.benchmark)
-    warehouse.write_table(settings, ratings, "ratings", study.benchmark)
+    items, ratings = benchmarks.load(study, settings)
+    warehouse.write_table(settings, items, "items", study.items_part)
+    warehouse.write_table(settings, ratings, "ratings", study.items_part)
     return items.height
 
 
@@ -39,7 +39,7 @@ def make_plan(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
     if unknown:
         raise StudyError(f"unknown scale(s) {unknown}; known scales: {sorted(scales)}")
     items = sample_items(
-        warehouse.read_table(settings, "items", study.benchmark), study.sample_size, study.seed
+        warehouse.read_table(settings, "items", study.items_part), study.sample_size, study.seed
     )
     plan = build_plan(study, items, scales)
     warehouse.write_table(settings, plan, "plan", study.name)
@@ -90,7 +90,7 @@ def rescale_stage(study: Study, settings: Settings) -> int:
     judgments = store.latest(
         store.read_store(settings.store_dir, ["key", "status", "score", "created_at"])
     )
-    items = warehouse.read_table(settings, "items", study.benchmark)
+    items = warehouse.read_table(settings, "items", study.items_part)
     scores = rescale.rescale_scores(plan, judgments, items, load_scales())
     warehouse.write_table(settings, scores, "scores", study.name)
     return scores.height

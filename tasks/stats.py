@@ -9,11 +9,11 @@ import numpy as np
 import pingouin as pg
 import polars as pl
 
-from schemas.plan import DESIGN_CELL
 from schemas.rating_metrics import RatingMetrics
+from schemas.scores import DESIGN
 from schemas.validate import validate
+from tasks.item_scores import item_scores
 
-DESIGN = DESIGN_CELL
 PARSE_FAILURES = ("unparseable", "out_of_range")
 
 
@@ -71,12 +71,7 @@ def rating_metrics(scores: pl.DataFrame) -> pl.DataFrame:
         pl.col("status").is_in(PARSE_FAILURES).mean().alias("parse_failure_rate"),
         (pl.col("status") == "error").mean().alias("error_rate"),
     )
-    per_item = (
-        scores.filter(pl.col("status") == "ok")
-        .group_by([*DESIGN, "item_id"])
-        .agg(pl.col("score_1to7").mean(), pl.col("human_1to7").first())
-        .sort([*DESIGN, "item_id"])
-    )
+    per_item = item_scores(scores)
     rows = []
     for design, grp in per_item.group_by(DESIGN, maintain_order=True):
         j, h = grp["score_1to7"].to_numpy(), grp["human_1to7"].to_numpy()

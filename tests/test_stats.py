@@ -67,11 +67,12 @@ def test_krippendorff_alpha_matches_definition() -> None:
 def _scores(rows: list[tuple]) -> pl.DataFrame:
     return pl.DataFrame(
         [
-            ("s", "j", "m", "base", "likert7", item, rep, status, sc, hu)
+            ("s", "judge", "j", "m", "base", "likert7", item, rep, status, sc, hu)
             for item, rep, status, sc, hu in rows
         ],
         schema=[
             "study",
+            "kind",
             "judge",
             "model",
             "prompt_level",

@@ -7,13 +7,18 @@ from pathlib import Path
 import polars as pl
 
 from judgelab.settings import Settings
+from judgelab.study import Study
 from tasks.sources import extract_tar, fetch
 
 
-def load(benchmark: str, settings: Settings) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Fetch (checksum-verified) and load one built-in benchmark → (`items`, `ratings`)."""
-    from tasks.benchmarks import convabuse, vader
+def load(study: Study, settings: Settings) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Load a study's benchmark → (`items`, `ratings`): a user's file, or a built-in set
+    fetched (checksum-verified) from data/raw, the mirror or its origin."""
+    from tasks.benchmarks import convabuse, ratingfile, vader
 
+    if study.data is not None:
+        return ratingfile.load(study.data)
+    benchmark = study.benchmark
     paths = fetch([benchmark], settings)
     if benchmark == "vader":
         folder = extract_tar(paths[0], settings.raw_dir / "vader" / "extracted")

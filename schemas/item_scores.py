@@ -1,0 +1,21 @@
+"""item_scores: one row per (design, item): the judge's mean over ok repeats beside the human."""
+
+import pandera.polars as pa
+
+
+class ItemScores(pa.DataFrameModel):
+    study: str
+    kind: str
+    judge: str
+    model: str
+    prompt_level: str
+    scale: str
+    item_id: str
+    n_ok: int = pa.Field(ge=1)  # ok repeats averaged
+    score_1to7: float = pa.Field(ge=1, le=7)
+    score_sd: float = pa.Field(nullable=True, ge=0)  # sd over repeats (run-to-run noise)
+    human_1to7: float = pa.Field(ge=1, le=7)
+
+    class Config:
+        strict = True
+        unique = ("study", "judge", "prompt_level", "scale", "item_id")
