@@ -14,8 +14,8 @@ $(STAMP): requirements.lock pyproject.toml
 
 setup: $(STAMP)  ## create .venv from the hash-locked requirements
 
-run: setup  ## run the default study (embedded judge) and print the main table
-	$(BIN)/judgelab run studies/sentiment.toml
+run: setup  ## run the rating study (sentiment + toxicity, embedded judge + baselines)
+	$(BIN)/judgelab run studies/rating.toml
 
 test: setup  ## the whole test suite, slow end-to-end runs included
 	$(BIN)/python -m pytest

@@ -1,4 +1,4 @@
-"""Rating-study flow: load → plan → judge (sharded) → rescale → analyze → costs → views."""
+"""Rating-study flows: load → plan → judge (sharded) → score → analyze → agreement → views."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from judgelab.settings import Settings
-from judgelab.study import load_study
+from judgelab.study import load_study, study_files
 from tasks import stages
 
 
@@ -31,6 +31,7 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
                 made[judge][status] += n
     stages.rescale_stage(study, settings)
     stages.analyze_stage(study, settings)
+    stages.agreement_stage(study, settings)
     stages.cost_stage(study, settings)
     views = stages.publish_stage(settings)
     return {
@@ -50,6 +51,16 @@ def reparse_study(study_file: str) -> dict:
     result = stages.reparse_stage(study, settings)
     stages.rescale_stage(study, settings)
     stages.analyze_stage(study, settings)
+    stages.agreement_stage(study, settings)
     stages.cost_stage(study, settings)
     stages.publish_stage(settings)
     return result
+
+
+@flow(name="rating-suite")
+def rating_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
+    """Run every study a suite file lists (each a `rating-study` subflow), in order."""
+    return [
+        rating_study(study_file=str(path), sample_size=sample_size)
+        for path in study_files(suite_file)
+    ]

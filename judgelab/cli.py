@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 import time
+from pathlib import Path
 
 from judgelab.env import apply_defaults
 
@@ -21,40 +22,36 @@ MAIN_TABLE = "tbl_rating_performance"
 
 
 def _print_frame(frame: pl.DataFrame) -> None:
-    with pl.Config(
-        tbl_rows=-1,
-        tbl_cols=-1,
-        tbl_width_chars=250,
-        fmt_str_lengths=60,
-        tbl_hide_dataframe_shape=True,
-        tbl_hide_column_data_types=True,
-    ):
-        print(frame)
+    from tasks.export import render
+
+    print(render(frame, "text"), end="")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from flows.rating_study import rating_study
+    from flows.rating_study import rating_suite
     from tasks import warehouse
 
     sample = 0 if args.full else args.sample_size
     started = time.perf_counter()
-    result = rating_study(study_file=args.study, sample_size=sample)
-    for judge, c in result["before"].items():
-        made = result["made"].get(judge, {})
-        n_made = sum(made.values())
-        detail = ", ".join(f"{k} {v}" for k, v in sorted(made.items())) or "nothing to do"
-        print(
-            f"judge {judge}: {c['planned']} planned, {c['stored']} already stored, "
-            f"{n_made} judge calls made ({detail})"
-        )
-    print(f"flow run {result['run_id']} finished in {time.perf_counter() - started:.0f} s\n")
+    results = rating_suite(suite_file=args.study, sample_size=sample)
+    for result in results:
+        for judge, c in result["before"].items():
+            made = result["made"].get(judge, {})
+            n_made = sum(made.values())
+            detail = ", ".join(f"{k} {v}" for k, v in sorted(made.items())) or "nothing to do"
+            print(
+                f"{result['study']} · judge {judge}: {c['planned']} planned, {c['stored']} "
+                f"already stored, {n_made} judge calls made ({detail})"
+            )
+    print(f"finished in {time.perf_counter() - started:.0f} s\n")
+    studies = [r["study"] for r in results]
     _print_frame(
         warehouse.query(
-            Settings(), f"select * from {MAIN_TABLE} where study = ?", [result["study"]]
+            Settings(), f"select * from {MAIN_TABLE} where list_contains(?, study)", [studies]
         )
     )
     print(
-        f'\nSame table: .venv/bin/judgelab sql "select * from {MAIN_TABLE}"'
+        "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"
     )
     return 0
@@ -134,12 +131,26 @@ def cmd_tables(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print or export one report view (CSV, Markdown or LaTeX)."""
+    from tasks import export, warehouse
+
+    frame = warehouse.query(Settings(), export.select_view(args.view))
+    text = export.render(frame, args.format)
+    if args.output:
+        Path(args.output).write_text(text)
+        print(f"{args.view}: {frame.height} rows → {args.output}")
+    else:
+        print(text, end="" if text.endswith("\n") else "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="judgelab", description="How far can you trust an LLM judge?")
     sub = p.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run a study end to end and print its main table")
-    run.add_argument("study", help="study file, e.g. studies/sentiment.toml")
+    run.add_argument("study", help="study or suite file, e.g. studies/rating.toml")
     size = run.add_mutually_exclusive_group()
     size.add_argument("--sample-size", type=int, help="items to sample (overrides the study file)")
     size.add_argument("--full", action="store_true", help="use every item of the benchmark")
@@ -175,6 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     tables = sub.add_parser("tables", help="list every view with its one-line meaning")
     tables.set_defaults(func=cmd_tables)
+
+    show = sub.add_parser("show", help="print or export one view (text, csv, md, latex)")
+    show.add_argument("view", help="a view name from `judgelab tables`, e.g. tbl_threshold_shares")
+    show.add_argument("--format", choices=["text", "csv", "md", "latex"], default="text")
+    show.add_argument("--output", "-o", help="write to this file instead of printing")
+    show.set_defaults(func=cmd_show)
     return p
 
 

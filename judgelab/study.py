@@ -48,12 +48,13 @@ class Judge(BaseModel):
 
 
 class RatingFile(BaseModel):
-    """A user's own human-rated set (`benchmark = "file"`): CSV, Parquet or JSONL.
+    """A user's own human-rated set (`benchmark = "file"`): CSV, TSV, Parquet or JSONL.
 
     Either `mean_column` (one row per item holding the human mean) or `rater_column` plus
     `rating_column` (one row per rater rating) is given. `scale_min`/`scale_max` declare the
     human scale; `direction = "descending"` means a high human number sits at the *low* end of
     the task's scale (e.g. offensiveness −1..1 where −1 is most offensive) and is reversed.
+    Analyses that leave one rater out (the human ceiling) need the per-rater layout.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -64,10 +65,33 @@ class RatingFile(BaseModel):
     mean_column: str | None = None
     rater_column: str | None = None
     rating_column: str | None = None
+    n_raters_column: str | None = None  # mean layout only: raters behind each mean (else 1)
     domain_column: str | None = None  # strata for sampling; one domain "all" if absent
     scale_min: float
     scale_max: float
     direction: Literal["ascending", "descending"] = "ascending"
+
+    @model_validator(mode="after")
+    def one_layout(self) -> RatingFile:
+        """Exactly one layout, so the loader never has to guess which columns hold ratings."""
+        per_rater = {"rater_column": self.rater_column, "rating_column": self.rating_column}
+        given = [k for k, v in per_rater.items() if v is not None]
+        if self.mean_column is not None and given:
+            raise ValueError(
+                f"give mean_column (one row per item) or rater_column + rating_column (one row "
+                f"per rating), not both; got mean_column and {' and '.join(given)}"
+            )
+        if self.mean_column is None and len(given) < 2:
+            missing = [k for k in per_rater if k not in given]
+            raise ValueError(
+                "give mean_column (one row per item) or rater_column + rating_column (one row "
+                f"per rating); missing {' and '.join(missing)}"
+            )
+        if self.n_raters_column is not None and self.mean_column is None:
+            raise ValueError("n_raters_column goes with mean_column; per-rater files count raters")
+        if not self.scale_min < self.scale_max:
+            raise ValueError(f"scale_min {self.scale_min} must be below scale_max {self.scale_max}")
+        return self
 
 
 class Analysis(BaseModel):
@@ -111,6 +135,14 @@ class Study(BaseModel):
             raise ValueError('a [study.data] table is required exactly when benchmark = "file"')
         return self
 
+    @model_validator(mode="after")
+    def baselines_fit_task(self) -> Study:
+        from tasks.baselines import get_baseline  # a wrong name fails at load, not mid-run
+
+        for name in self.baselines:
+            get_baseline(name, self.task)
+        return self
+
     @field_validator("judges")
     @classmethod
     def unique_judge_names(cls, judges: list[Judge]) -> list[Judge]:
@@ -140,3 +172,25 @@ def load_study(path: str | Path, **overrides) -> Study:
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
         raise StudyError(f"{path}: {problems}") from None
+
+
+def study_files(path: str | Path) -> list[Path]:
+    """The study files a run file names: itself, or for a suite (`[suite] studies = [...]`)
+    each listed file, relative to the suite's folder."""
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise StudyError(f"study file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyError(f"{path}: not valid TOML: {exc}") from None
+    if "suite" not in doc:
+        return [path]
+    listed = doc["suite"].get("studies")
+    if not listed or not all(isinstance(x, str) for x in listed):
+        raise StudyError(f'{path}: [suite] needs studies = ["a.toml", ...]')
+    files = [path.parent / name for name in listed]
+    for f in files:
+        if not f.is_file():
+            raise StudyError(f"{path}: suite names {f}, which does not exist")
+    return files

@@ -50,8 +50,10 @@ def test_embedded_judge_end_to_end_and_rerun_makes_no_calls(tmp_path: Path) -> N
     assert rows.height == 48 and rows["key"].n_unique() == 48
     assert set(rows["status"]) <= {"ok", "unparseable", "out_of_range"}  # no provider errors
     table = warehouse.query(settings, "select * from tbl_rating_performance")
-    assert table.height == 12
-    assert table["n_items"].sum() + 0 <= 48
+    assert table.height == 13  # 12 designs of the judge + the VADER baseline
+    judge_rows = table.filter(pl.col("kind") == "judge")
+    assert judge_rows.height == 12 and judge_rows["n_items"].sum() <= 48
+    assert table.filter(pl.col("kind") == "baseline")["n_items"].to_list() == [4]
     assert warehouse.query(settings, "select count(*) as n from stg_items")["n"][0] == 23703
     assert warehouse.query(settings, "select count(*) as n from stg_scores")["n"][0] == 48
 
@@ -63,6 +65,9 @@ def test_embedded_judge_end_to_end_and_rerun_makes_no_calls(tmp_path: Path) -> N
     # the ad-hoc SQL command prints the same table
     printed = judgelab(data, "sql", "select judge, scale, bias from tbl_rating_performance")
     assert printed.count("smollm2-135m") == 12
+    # any view exports; the CSV has a header and one line per row
+    csv = judgelab(data, "show", "tbl_rating_performance", "--format", "csv")
+    assert len(csv.strip().splitlines()) == 1 + table.height
 
 
 FAKE_STUDY = """
@@ -140,13 +145,23 @@ def test_reparse_rewrites_statuses_without_calls(tmp_path: Path) -> None:
     assert live["n"][0] == 0
 
 
-def test_toxicity_study_runs_and_never_prints_texts(tmp_path: Path) -> None:
+def test_rating_suite_runs_both_tasks_every_view_and_never_prints_texts(tmp_path: Path) -> None:
+    """The default job (studies/rating.toml) at a tiny size: both tasks, both baselines."""
     data = tmp_path / "data"
-    out = judgelab(data, "run", "studies/toxicity.toml", "--sample-size", "3")
-    assert calls_made(out, "smollm2-135m") == 36  # 3 turns × 3 prompt levels × 4 scales
+    out = judgelab(data, "run", "studies/rating.toml", "--sample-size", "3")
+    assert calls_made(out, "smollm2-135m") == 36  # sentiment: 3 texts × 3 levels × 4 scales
+    assert out.count("judge calls made") == 2
     settings = Settings(data_dir=data)
     table = warehouse.query(settings, "select * from tbl_rating_performance")
-    assert table.height == 12 and set(table["study"]) == {"toxicity"}
+    assert table.group_by("study", "kind").len().sort("study", "kind").rows() == [
+        ("sentiment", "baseline", 1),
+        ("sentiment", "judge", 12),
+        ("toxicity", "baseline", 1),
+        ("toxicity", "judge", 12),
+    ]
+    for view in warehouse.view_files():  # every view answers on real outputs
+        if view.parent.name == "reports":
+            warehouse.query(settings, f"select count(*) from {view.stem}")
     texts = warehouse.query(settings, "select text from stg_items where benchmark = 'convabuse'")
     assert texts.height == 4185
     leaked = [t for t in texts["text"] if len(t) > 12 and t in out]

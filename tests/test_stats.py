@@ -8,7 +8,20 @@ import polars as pl
 import pytest
 from scipy import stats as sps
 
-from tasks.stats import interval_alpha, kripp_alpha, rating_metrics, wilcoxon
+from schemas.rating_metrics import RatingMetrics
+from schemas.validate import TableError, validate
+from tasks import stats
+from tasks.stats import (
+    CI_COLUMNS,
+    alpha_two_coders,
+    bootstrap_ci,
+    design_rng,
+    interval_alpha,
+    kripp_alpha,
+    rating_metrics,
+    resample_stats,
+    wilcoxon,
+)
 
 RNG = np.random.default_rng(7)
 JUDGE = np.round(RNG.uniform(1, 7, 30), 2)
@@ -62,6 +75,8 @@ def test_krippendorff_alpha_matches_definition() -> None:
     assert kripp_alpha(JUDGE, HUMAN) == pytest.approx(_alpha_by_hand(JUDGE, HUMAN))
     assert kripp_alpha(JUDGE, JUDGE) == pytest.approx(1.0)
     assert kripp_alpha(np.ones(4), np.ones(4)) is None  # undefined, not a made-up number
+    for value, n in [(6.99, 3), (4.37, 50), (1.1, 333)]:  # rounding leaves Σ-terms ≠ 0 here
+        assert kripp_alpha(np.full(n, value), np.full(n, value)) is None
 
 
 def _scores(rows: list[tuple]) -> pl.DataFrame:
@@ -106,6 +121,7 @@ def test_rating_metrics_by_hand() -> None:
     assert m["parse_failure_rate"] == pytest.approx(2 / 8)
     assert m["error_rate"] == pytest.approx(1 / 8)
     assert m["bias"] == pytest.approx(diffs.mean())
+    assert m["abs_bias"] == pytest.approx(abs(diffs.mean()))
     assert m["mae"] == pytest.approx(np.abs(diffs).mean())
     assert m["kripp_alpha"] == pytest.approx(
         _alpha_by_hand(np.array([6, 2, 4.0]), np.array([4, 3, 5.5]))
@@ -115,3 +131,169 @@ def test_rating_metrics_by_hand() -> None:
 def test_design_without_any_ok_score_is_kept_with_nulls() -> None:
     m = rating_metrics(_scores([("a", 0, "unparseable", None, 4.0)])).row(0, named=True)
     assert m["n_items"] == 0 and m["bias"] is None and m["parse_failure_rate"] == 1.0
+
+
+def test_design_with_one_item_has_no_intervals() -> None:
+    m = rating_metrics(_scores([("a", 0, "ok", 5.0, 4.0)])).row(0, named=True)
+    assert m["n_items"] == 1 and m["bias"] == 1.0
+    assert all(m[c] is None for c in CI_COLUMNS)
+
+
+# --- one small fixed example with ties and zero differences, against independent computations
+
+TIED_J = np.array([4, 5, 3, 6, 2, 4, 5, 7, 3, 4, 6, 1.0])
+TIED_H = np.array([4, 3, 4, 4, 2, 6, 4, 5, 5, 3, 6, 2.0])  # d: three 0s, |d| tied at 1 and 2
+
+
+def _signed_ranks(judge: np.ndarray, human: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """R+, R− and the ranks of |judge − human| with zero differences dropped ('wilcox')."""
+    d = judge - human
+    d = d[d != 0]
+    ranks = sps.rankdata(np.abs(d))  # ties get the average rank
+    return ranks[d > 0].sum(), ranks[d < 0].sum(), ranks
+
+
+def test_tied_example_alpha_matches_the_krippendorff_package() -> None:
+    ref = krippendorff.alpha(
+        reliability_data=np.vstack([TIED_J, TIED_H]), level_of_measurement="interval"
+    )
+    assert kripp_alpha(TIED_J, TIED_H) == pytest.approx(ref, abs=1e-12)
+    d = TIED_J - TIED_H
+    sums = (len(d), np.sum(d**2), np.sum(TIED_J + TIED_H), np.sum(TIED_J**2 + TIED_H**2))
+    assert alpha_two_coders(*sums) == pytest.approx(ref, abs=1e-12)
+
+
+def test_tied_example_wilcoxon_is_an_exact_sign_flip_test() -> None:
+    """≤ 13 pairs with ties or zeros: scipy 1.17's method='auto' (used by pingouin 0.7) runs a
+    permutation test over all sign flips of the non-zero differences — exact at this size."""
+    w, p, rbc = wilcoxon(TIED_J, TIED_H)
+    r_plus, r_minus, ranks = _signed_ranks(TIED_J, TIED_H)
+    assert (r_plus, r_minus) == (26, 19)
+    assert w == min(r_plus, r_minus)
+    flips = np.array(list(itertools.product([0, 1], repeat=len(ranks)))) @ ranks
+    centre = ranks.sum() / 2
+    assert p == pytest.approx(np.mean(np.abs(flips - centre) >= abs(r_plus - centre)))
+    assert p == pytest.approx(sps.wilcoxon(TIED_J, TIED_H, zero_method="wilcox").pvalue)
+    # rank-biserial: (R+ − R−)/(R+ + R−) over the non-zero differences; positive = judge higher
+    assert rbc == pytest.approx((r_plus - r_minus) / (r_plus + r_minus)) == pytest.approx(7 / 45)
+
+
+def test_tied_example_wilcoxon_normal_approximation_is_continuity_corrected() -> None:
+    """14–50 pairs with ties: the normal approximation with the tie correction, and the
+    continuity correction, which pingouin 0.7 switches on (scipy's default is off)."""
+    judge, human = np.concatenate([TIED_J, np.roll(TIED_J, 3)]), np.tile(TIED_H, 2)
+    w, p, rbc = wilcoxon(judge, human)
+    r_plus, r_minus, ranks = _signed_ranks(judge, human)
+    n = len(ranks)
+    _, ties = np.unique(ranks, return_counts=True)
+    se = np.sqrt(n * (n + 1) * (2 * n + 1) / 24 - np.sum(ties**3 - ties) / 48)
+    z = (abs(r_plus - n * (n + 1) / 4) - 0.5) / se
+    assert w == min(r_plus, r_minus)
+    assert p == pytest.approx(2 * sps.norm.sf(z), rel=1e-9)
+    assert p == pytest.approx(sps.wilcoxon(judge, human, correction=True).pvalue, rel=1e-9)
+    assert p != pytest.approx(sps.wilcoxon(judge, human, correction=False).pvalue, rel=1e-3)
+    assert rbc == pytest.approx((r_plus - r_minus) / (r_plus + r_minus))
+
+
+# --- bootstrap intervals
+
+
+def _pairs(n: int, seed: int = 11) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    human = rng.uniform(1, 7, n)
+    return np.clip(human + rng.normal(0.3, 0.8, n), 1, 7), human
+
+
+def test_alpha_two_coders_equals_interval_alpha_on_a_resample() -> None:
+    judge, human = _pairs(40)
+    idx = np.random.default_rng(2).integers(0, 40, 40)
+    a, b = judge[idx], human[idx]
+    for shift in (0.0, 4.0):  # α does not move when both coders shift
+        x, y = a - shift, b - shift
+        sums = (len(x), np.sum((x - y) ** 2), np.sum(x + y), np.sum(x**2 + y**2))
+        assert alpha_two_coders(*sums) == pytest.approx(interval_alpha(np.vstack([a, b])))
+    flat = np.full(5, 3.3)  # no spread: undefined in both
+    assert np.isnan(alpha_two_coders(5, 0.0, 10 * 3.3, 10 * 3.3**2))
+    assert interval_alpha(np.vstack([flat, flat])) is None
+
+
+@pytest.mark.parametrize("rows_per_block", [None, 4])
+def test_cluster_resamples_match_a_direct_computation(
+    rows_per_block: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each resample's bias, MAE and α equal those of the pairs it draws, built explicitly.
+    Rebuilds the index matrix from the same seed, block by block as resample_stats draws it
+    (one block at the default size; 8 blocks of 4 resamples with a tiny block)."""
+    if rows_per_block:
+        monkeypatch.setattr(stats, "BOOT_BLOCK", 9 * rows_per_block)
+    rng = np.random.default_rng(4)
+    unit = np.repeat(np.arange(9), rng.integers(1, 5, 9))  # 9 units of 1–4 pairs
+    a, b = np.round(rng.uniform(1, 7, (2, len(unit))), 1)
+    bias, mae, alpha = resample_stats(a, b, unit, 30, np.random.default_rng(8))
+    redraw, step = np.random.default_rng(8), rows_per_block or 30
+    idx = np.vstack([redraw.integers(0, 9, (min(step, 30 - s), 9)) for s in range(0, 30, step)])
+    assert len(bias) == 30
+    for r in range(30):
+        rows = np.concatenate([np.flatnonzero(unit == u) for u in idx[r]])
+        d = a[rows] - b[rows]
+        assert bias[r] == pytest.approx(d.mean())
+        assert mae[r] == pytest.approx(np.abs(d).mean())
+        assert alpha[r] == pytest.approx(interval_alpha(np.vstack([a[rows], b[rows]])))
+
+
+def test_intervals_contain_the_estimate_and_narrow_with_more_items() -> None:
+    widths = []
+    for n in (50, 800):
+        judge, human = _pairs(n)
+        ci = bootstrap_ci(judge, human, np.arange(n), 1000, np.random.default_rng(0))
+        d = judge - human
+        assert ci["bias_lo"] < d.mean() < ci["bias_hi"]
+        assert ci["mae_lo"] < np.abs(d).mean() < ci["mae_hi"]
+        assert ci["alpha_lo"] < kripp_alpha(judge, human) < ci["alpha_hi"]
+        widths.append([ci[f"{s}_hi"] - ci[f"{s}_lo"] for s in ("bias", "mae", "alpha")])
+    assert all(big < small / 2 for small, big in zip(*widths, strict=True))  # ~ 1/√16
+
+
+def _two_designs() -> pl.DataFrame:
+    judge, human = _pairs(60)
+    one = _scores(
+        [(f"i{i}", 0, "ok", j, h) for i, (j, h) in enumerate(zip(judge, human, strict=True))]
+    )
+    return pl.concat(
+        [one, one.with_columns(pl.lit("k").alias("judge"), (pl.col("score_1to7") - 0.5).clip(1, 7))]
+    )
+
+
+def test_intervals_depend_on_seed_and_design_only() -> None:
+    scores = _two_designs()
+    ci = list(CI_COLUMNS)
+    first = rating_metrics(scores, seed=5)
+    assert first.equals(rating_metrics(scores.reverse(), seed=5))  # order of designs
+    alone = rating_metrics(scores.filter(pl.col("judge") == "k"), seed=5)
+    assert alone.select(ci).equals(first.filter(pl.col("judge") == "k").select(ci))
+    assert not first.select(ci).equals(rating_metrics(scores, seed=6).select(ci))
+    assert design_rng(5, ["a", "b"]).random() != design_rng(5, ["ab", ""]).random()
+
+
+def test_no_resamples_means_null_intervals() -> None:
+    m = rating_metrics(_two_designs(), n_boot=0)
+    assert m.height == 2 and m["bias"].null_count() == 0
+    assert all(m[c].null_count() == 2 for c in CI_COLUMNS)
+
+
+def test_schema_rejects_a_reversed_interval() -> None:
+    m = rating_metrics(_two_designs())
+    with pytest.raises(TableError, match="intervals_ordered"):
+        validate(m.with_columns(mae_lo=pl.col("mae_hi"), mae_hi=pl.col("mae_lo")), RatingMetrics)
+
+
+@pytest.mark.parametrize("n", [8, 30, 200])
+def test_wilcoxon_equals_pingouin(n: int) -> None:
+    """judgelab computes what pingouin.wilcoxon does, without its n × n CLES matrix."""
+    import pingouin as pg
+
+    judge, human = _pairs(n, seed=n)
+    judge = np.round(judge)  # ties and zero differences, as integer scales give
+    ref = pg.wilcoxon(judge, human, alternative="two-sided").iloc[0]
+    w, p, rbc = wilcoxon(judge, human)
+    assert (w, p, rbc) == pytest.approx((ref["W_val"], ref["p_val"], ref["RBC"]), rel=1e-12)

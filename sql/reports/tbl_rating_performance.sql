@@ -1,22 +1,36 @@
--- Paper table: each design against the human ratings on the common 1–7 scale.
+-- Per design vs humans (1–7): bias and MAE with 95% CIs, Wilcoxon, effect size, α; the human ceiling.
 -- sig: Wilcoxon p < 0.05; effect: |rank-biserial r| ≥ 0.5 large, ≥ 0.3 medium, ≥ 0.1 small.
+-- human_mae / human_alpha: one human rater against the mean of the others on the same items
+-- (tbl_human_ceiling), the yardstick for how far a judge sits from humans.
 create or replace view tbl_rating_performance as
-select study,
-       judge,
-       prompt_level,
-       scale,
-       n_items,
-       round(100 * parse_failure_rate, 1) as parse_fail_pct,
-       round(bias, 3) as bias,
-       round(mae, 3) as mae,
-       wilcoxon_p,
-       round(rank_biserial, 3) as rank_biserial,
-       case when wilcoxon_p < 0.05 then 'yes' when wilcoxon_p is null then null else 'no' end as sig,
-       case when rank_biserial is null then null
-            when abs(rank_biserial) >= 0.5 then 'large'
-            when abs(rank_biserial) >= 0.3 then 'medium'
-            when abs(rank_biserial) >= 0.1 then 'small'
+select m.study,
+       m.kind,
+       m.judge,
+       m.prompt_level,
+       m.scale,
+       m.n_items,
+       round(100 * m.parse_failure_rate, 1) as parse_fail_pct,
+       round(m.bias, 3) as bias,
+       round(m.bias_lo, 3) as bias_lo,
+       round(m.bias_hi, 3) as bias_hi,
+       round(m.mae, 3) as mae,
+       round(m.mae_lo, 3) as mae_lo,
+       round(m.mae_hi, 3) as mae_hi,
+       m.wilcoxon_p,
+       round(m.rank_biserial, 3) as rank_biserial,
+       case when m.wilcoxon_p < 0.05 then 'yes' when m.wilcoxon_p is null then null else 'no' end as sig,
+       case when m.rank_biserial is null then null
+            when abs(m.rank_biserial) >= 0.5 then 'large'
+            when abs(m.rank_biserial) >= 0.3 then 'medium'
+            when abs(m.rank_biserial) >= 0.1 then 'small'
             else 'negligible' end as effect,
-       round(kripp_alpha, 3) as kripp_alpha
-from fct_rating_metrics
-order by study, judge, level_order, prompt_level, scale_order, scale;
+       round(m.kripp_alpha, 3) as kripp_alpha,
+       round(m.alpha_lo, 3) as alpha_lo,
+       round(m.alpha_hi, 3) as alpha_hi,
+       round(h.mae, 3) as human_mae,
+       round(h.alpha, 3) as human_alpha,
+       b.note
+from fct_rating_metrics m
+left join stg_human_ceiling h on h.study = m.study
+left join stg_baselines b on b.study = m.study and b.judge = m.judge and m.kind = 'baseline'
+order by m.study, m.kind desc, m.judge, m.level_order, m.prompt_level, m.scale_order, m.scale;

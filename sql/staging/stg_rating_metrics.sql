@@ -1,5 +1,6 @@
 -- Per-design agreement with humans, computed by tasks/stats.py (pingouin, krippendorff).
 create or replace view stg_rating_metrics as
 select study, kind, judge, model, prompt_level, scale, n_planned, n_items, parse_failure_rate,
-       error_rate, bias, mae, wilcoxon_w, wilcoxon_p, rank_biserial, kripp_alpha
+       error_rate, bias, abs_bias, bias_lo, bias_hi, mae, mae_lo, mae_hi, wilcoxon_w, wilcoxon_p,
+       rank_biserial, kripp_alpha, alpha_lo, alpha_hi
 from read_parquet('${warehouse}/rating_metrics/*.parquet', union_by_name = true);

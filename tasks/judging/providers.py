@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import hashlib
 import importlib.util
 import json
+import random
 import threading
 import time
 from pathlib import Path
@@ -106,6 +108,13 @@ class FakeJudge(CustomLLM):
     `fake/hash`: a grid value chosen by hashing the messages; `fake/unparseable`: prose;
     `fake/out_of_range`: max + 1; `fake/error`: raises, echoing the API key it was given (as
     careless providers do) so tests can check that keys are redacted.
+
+    `fake/planted`: a judge with planted properties for simulation tests. Its `extra`
+    parameters: `truth` (a JSON file mapping each text to its human rating as a fraction
+    0..1 of the human scale), `shift` (added on the common 1–7 scale), `noise` (sd of a
+    normal error on 1–7, seeded by the messages), `scale_shift` added only when the asked
+    scale's range equals `shift_on` ([min, max], e.g. [-3, 3]). The answer is the shifted
+    truth, clipped to 1–7, mapped onto the asked scale and rounded to its grid.
     """
 
     calls = 0  # counted across instances so tests can assert how many calls were made
@@ -119,6 +128,8 @@ class FakeJudge(CustomLLM):
         lo, hi = score["minimum"], score["maximum"]
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).digest()
         u = int.from_bytes(digest[:4], "big") / 2**32
+        if model == "planted":
+            u = _planted_fraction(messages, optional_params, (lo, hi), digest)
         step = score.get("multipleOf", 1)
         value = round(round((lo + u * (hi - lo)) / step) * step, 6)
         if model == "unparseable":
@@ -131,6 +142,24 @@ class FakeJudge(CustomLLM):
 
     async def acompletion(self, *args, **kwargs):
         return self.completion(*args, **kwargs)
+
+
+@functools.cache
+def _truth(path: str) -> dict[str, float]:
+    return json.loads(Path(path).read_text())
+
+
+def _planted_fraction(
+    messages: list, params: dict, scale_range: tuple[float, float], digest: bytes
+) -> float:
+    """Where a planted fake judge answers, as a fraction of the asked scale (see FakeJudge)."""
+    text = messages[-1]["content"].removeprefix('Text: "').removesuffix('"')
+    on_1to7 = 1 + 6 * _truth(params["truth"])[text]
+    on_1to7 += params.get("shift", 0.0)
+    if list(scale_range) == list(params.get("shift_on", [])):
+        on_1to7 += params.get("scale_shift", 0.0)
+    on_1to7 += params.get("noise", 0.0) * random.Random(digest).gauss(0.0, 1.0)
+    return (min(7.0, max(1.0, on_1to7)) - 1) / 6
 
 
 _registered = False

@@ -1,0 +1,17 @@
+-- Which judge agrees best with humans (interval α) in each study × prompt level × scale cell?
+create or replace view tbl_judge_ranking as
+select study,
+       kind,
+       prompt_level,
+       scale,
+       case when kripp_alpha is not null then
+           rank() over (partition by study, kind, prompt_level, scale
+                        order by kripp_alpha desc nulls last) end as "rank",
+       count(*) over (partition by study, kind, prompt_level, scale) as n_judges,
+       judge,
+       n_items,
+       round(kripp_alpha, 3) as kripp_alpha,
+       round(bias, 3) as bias,
+       round(mae, 3) as mae
+from fct_rating_metrics
+order by study, kind desc, level_order, prompt_level, scale_order, scale, "rank" nulls last, judge;

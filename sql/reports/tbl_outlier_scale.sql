@@ -1,0 +1,38 @@
+-- Tables 9–10 analogue: every threshold share and average with all scales and without the named
+-- outlier scale (study setting analysis.outlier_scale), side by side; a change of ≥ 15 points in
+-- a share or ≥ 0.05 in mean bias / |bias| / MAE is flagged.
+create or replace view tbl_outlier_scale as
+with pairs as (
+    select a.study, a.kind, a.grouping, a."group", w.subset as without,
+           a.n_designs as n_all, w.n_designs as n_without,
+           100 * a.share_sig as sig_all, 100 * w.share_sig as sig_without,
+           100 * a.share_bias_gt_02 as bias02_all, 100 * w.share_bias_gt_02 as bias02_without,
+           100 * a.share_bias_gt_03 as bias03_all, 100 * w.share_bias_gt_03 as bias03_without,
+           100 * a.share_mae_gt_05 as mae05_all, 100 * w.share_mae_gt_05 as mae05_without,
+           100 * a.share_medium_large as ml_all, 100 * w.share_medium_large as ml_without,
+           a.mean_bias as bias_all, w.mean_bias as bias_without,
+           a.mean_abs_bias as abs_bias_all, w.mean_abs_bias as abs_bias_without,
+           a.mean_mae as mae_all, w.mean_mae as mae_without
+    from stg_threshold_shares a
+    join stg_threshold_shares w
+      on w.study = a.study and w.kind = a.kind and w.grouping = a.grouping
+     and w."group" = a."group" and w.subset like 'without %'
+    where a.subset = 'all'
+)
+select study, kind, grouping, "group", without, n_all, n_without,
+       round(sig_all, 1) as sig_all, round(sig_without, 1) as sig_without,
+       round(bias02_all, 1) as bias02_all, round(bias02_without, 1) as bias02_without,
+       round(bias03_all, 1) as bias03_all, round(bias03_without, 1) as bias03_without,
+       round(mae05_all, 1) as mae05_all, round(mae05_without, 1) as mae05_without,
+       round(ml_all, 1) as ml_all, round(ml_without, 1) as ml_without,
+       round(bias_all, 3) as bias_all, round(bias_without, 3) as bias_without,
+       round(abs_bias_all, 3) as abs_bias_all, round(abs_bias_without, 3) as abs_bias_without,
+       round(mae_all, 3) as mae_all, round(mae_without, 3) as mae_without,
+       greatest(abs(sig_all - sig_without), abs(bias02_all - bias02_without),
+                abs(bias03_all - bias03_without), abs(mae05_all - mae05_without),
+                abs(ml_all - ml_without)) >= 15
+       or greatest(abs(bias_all - bias_without), abs(abs_bias_all - abs_bias_without),
+                   abs(mae_all - mae_without)) >= 0.05 as flagged
+from pairs
+order by study, kind, list_position(['all', 'prompt_level', 'model'], grouping),
+         coalesce(list_position(['base', 'short_icl', 'long_icl'], "group"), 99), "group";
