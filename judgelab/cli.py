@@ -27,6 +27,29 @@ def _print_frame(frame: pl.DataFrame) -> None:
     print(render(frame, "text"), end="")
 
 
+def compact(table: pl.DataFrame) -> pl.DataFrame:
+    """The main table narrowed for a terminal: CIs as [lo, hi], no long notes."""
+
+    def ci(col: str) -> pl.Expr:
+        return pl.format("{} [{}, {}]", pl.col(col), pl.col(f"{col}_lo"), pl.col(f"{col}_hi"))
+
+    return table.select(
+        "study",
+        "judge",
+        pl.col("prompt_level").alias("prompt"),
+        "scale",
+        pl.col("n_items").alias("n"),
+        pl.col("parse_fail_pct").alias("fail%"),
+        ci("bias").alias("bias [95% CI]"),
+        pl.col("mae"),
+        "sig",
+        "effect",
+        pl.format("{} [{}, {}]", "kripp_alpha", "alpha_lo", "alpha_hi").alias("α [95% CI]"),
+        pl.col("human_mae").alias("human mae"),
+        pl.col("human_alpha").alias("human α"),
+    )
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from flows.rating_study import rating_suite
     from tasks import warehouse
@@ -45,11 +68,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
     print(f"finished in {time.perf_counter() - started:.0f} s\n")
     studies = [r["study"] for r in results]
-    _print_frame(
-        warehouse.query(
-            Settings(), f"select * from {MAIN_TABLE} where list_contains(?, study)", [studies]
-        )
+    table = warehouse.query(
+        Settings(), f"select * from {MAIN_TABLE} where list_contains(?, study)", [studies]
     )
+    _print_frame(compact(table))
+    for judge, note in table.filter(pl.col("note").is_not_null()).select("judge", "note").rows():
+        print(f"note on {judge}: {note}")
     print(
         "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"

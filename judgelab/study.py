@@ -152,15 +152,19 @@ class Study(BaseModel):
         return judges
 
 
-def load_study(path: str | Path, **overrides) -> Study:
-    """Parse and validate a study file; `overrides` replace top-level fields (e.g. sample_size)."""
-    path = Path(path)
+def _read_toml(path: Path) -> dict:
     try:
-        doc = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise StudyError(f"study file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise StudyError(f"{path}: not valid TOML: {exc}") from None
+
+
+def load_study(path: str | Path, **overrides) -> Study:
+    """Parse and validate a study file; `overrides` replace top-level fields (e.g. sample_size)."""
+    path = Path(path)
+    doc = _read_toml(path)
     doc = doc.get("study", {}) | {"judges": doc.get("judges", [])}
     doc |= {k: v for k, v in overrides.items() if v is not None}
     if isinstance(doc.get("data"), dict) and "path" in doc["data"]:
@@ -178,12 +182,7 @@ def study_files(path: str | Path) -> list[Path]:
     """The study files a run file names: itself, or for a suite (`[suite] studies = [...]`)
     each listed file, relative to the suite's folder."""
     path = Path(path)
-    try:
-        doc = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise StudyError(f"study file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise StudyError(f"{path}: not valid TOML: {exc}") from None
+    doc = _read_toml(path)
     if "suite" not in doc:
         return [path]
     listed = doc["suite"].get("studies")
