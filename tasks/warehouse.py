@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
 import uuid
 from pathlib import Path
 
 import duckdb
+import pandera.polars as pa
 import polars as pl
 
 from judgelab.settings import PROJECT_ROOT, Settings
@@ -61,9 +64,42 @@ def render_view(sql_file: Path, settings: Settings) -> str:
     )
 
 
+TABLE_REF = re.compile(r"\$\{warehouse\}/(\w+)/")
+EMPTY_PART = "_empty"
+
+
+def table_schema(table: str) -> type[pa.DataFrameModel]:
+    """The pandera model of a table: the one DataFrameModel in `schemas/<table>.py`."""
+    module = importlib.import_module(f"schemas.{table}")
+    (model,) = (
+        v
+        for v in vars(module).values()
+        if isinstance(v, type)
+        and issubclass(v, pa.DataFrameModel)
+        and v is not pa.DataFrameModel
+        and v.__module__ == module.__name__
+    )
+    return model
+
+
+def ensure_tables(settings: Settings) -> list[str]:
+    """Give every table a view reads an empty, typed part until a stage writes it, so all views
+    publish whichever studies have run (DuckDB refuses a view over a glob with no files)."""
+    made = []
+    for table in sorted({t for f in view_files() for t in TABLE_REF.findall(f.read_text())}):
+        folder = settings.warehouse_dir / table
+        if not any(folder.glob("*.parquet")):
+            columns = table_schema(table).to_schema().columns
+            empty = pl.DataFrame(schema={c: col.dtype.type for c, col in columns.items()})
+            write_table(settings, empty, table, EMPTY_PART)
+            made.append(table)
+    return made
+
+
 def publish_views(settings: Settings) -> list[str]:
     """(Re)create every view; hold the file read-write only for this (it blocks other readers)."""
     settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_tables(settings)
     names = []
     with duckdb.connect(str(settings.duckdb_path)) as con:
         for f in view_files():

@@ -55,7 +55,8 @@ def test_embedded_judge_end_to_end_and_rerun_makes_no_calls(tmp_path: Path) -> N
     assert judge_rows.height == 12 and judge_rows["n_items"].sum() <= 48
     assert table.filter(pl.col("kind") == "baseline")["n_items"].to_list() == [4]
     assert warehouse.query(settings, "select count(*) as n from stg_items")["n"][0] == 23703
-    assert warehouse.query(settings, "select count(*) as n from stg_scores")["n"][0] == 48
+    n_scores = "select kind, count(*) as n from stg_scores group by kind order by kind"
+    assert warehouse.query(settings, n_scores).rows() == [("baseline", 4), ("judge", 48)]
 
     again = judgelab(data, "run", "studies/sentiment.toml", "--sample-size", "4")
     assert calls_made(again, "smollm2-135m") == 0

@@ -1,0 +1,21 @@
+-- Does reasoning effort change accuracy and leniency? "n/a" (no effort control) is its own row.
+-- Per subset: mean, min and max over designs with a scored item (unweighted; leniency over those
+-- that made an error). Percent.
+create or replace view tbl_accuracy_by_effort as
+select study,
+       subset,
+       reasoning_effort,
+       count(accuracy) as n_designs,
+       round(100 * avg(accuracy), 1) as mean_acc_pct,
+       round(100 * min(accuracy), 1) as min_acc_pct,
+       round(100 * max(accuracy), 1) as max_acc_pct,
+       round(100 * avg(leniency), 1) as mean_leniency_pct,
+       round(100 * min(leniency), 1) as min_leniency_pct,
+       round(100 * max(leniency), 1) as max_leniency_pct
+from stg_accuracy_metrics
+group by study, subset, reasoning_effort
+order by study, list_position(['all', 'full', 'near', 'ambiguous'], subset),
+         reasoning_effort = 'n/a',
+         coalesce(list_position(['none', 'minimal', 'low', 'medium', 'high', 'default'],
+                                reasoning_effort), 99),
+         reasoning_effort;

@@ -1,0 +1,18 @@
+-- Table 15 analogue: do in-context examples change accuracy and leniency (base vs long_icl)?
+-- Per subset: mean, min and max over designs with a scored item (unweighted; leniency over those
+-- that made an error). Percent.
+create or replace view tbl_accuracy_by_prompt as
+select study,
+       subset,
+       prompt_level,
+       count(accuracy) as n_designs,
+       round(100 * avg(accuracy), 1) as mean_acc_pct,
+       round(100 * min(accuracy), 1) as min_acc_pct,
+       round(100 * max(accuracy), 1) as max_acc_pct,
+       round(100 * avg(leniency), 1) as mean_leniency_pct,
+       round(100 * min(leniency), 1) as min_leniency_pct,
+       round(100 * max(leniency), 1) as max_leniency_pct
+from stg_accuracy_metrics
+group by study, subset, prompt_level
+order by study, list_position(['all', 'full', 'near', 'ambiguous'], subset),
+         coalesce(list_position(['base', 'short_icl', 'long_icl'], prompt_level), 99), prompt_level;

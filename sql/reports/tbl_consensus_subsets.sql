@@ -1,0 +1,25 @@
+-- How many items do the designs agree on fully, nearly or not, and how often is their consensus
+-- the reference label? Percent; match_pct is over items with both a consensus and a reference.
+create or replace view tbl_consensus_subsets as
+with per_subset as (
+    select study,
+           coalesce(subset, 'all') as subset,
+           count(*) as n_items,
+           count(reference) as n_with_reference,
+           count(consensus_matches_reference) as n_compared,
+           count_if(consensus_matches_reference) as n_match,
+           avg(agreement) as mean_agreement
+    from stg_consensus
+    group by grouping sets ((study, subset), (study))
+)
+select p.study,
+       p.subset,
+       p.n_items,
+       round(100 * p.n_items / t.n_items, 1) as items_pct,
+       p.n_with_reference,
+       p.n_compared,
+       round(100 * p.n_match / nullif(p.n_compared, 0), 1) as match_pct,
+       round(p.mean_agreement, 3) as mean_agreement
+from per_subset p
+join per_subset t on t.study = p.study and t.subset = 'all'
+order by p.study, list_position(['all', 'full', 'near', 'ambiguous'], p.subset);

@@ -1,0 +1,25 @@
+-- Table 16 analogue: with in-context examples, how many verdicts switch wrong → right and
+-- right → wrong against the same judge and effort on the base prompt? Percent of the items both
+-- designs resolved that have a truth; net = accuracy change on those items.
+create or replace view tbl_switch_rates as
+select study,
+       judge,
+       reasoning_effort,
+       prompt_level,
+       subset,
+       n_items,
+       round(100 * accuracy_base, 1) as acc_base_pct,
+       round(100 * accuracy_level, 1) as acc_level_pct,
+       round(100 * wrong_to_right, 1) as wrong_to_right_pct,
+       round(100 * right_to_wrong, 1) as right_to_wrong_pct,
+       round(100 * net_change, 1) as net_change_pct,
+       round(100 * true_to_false, 1) as true_to_false_pct,
+       round(100 * false_to_true, 1) as false_to_true_pct
+from stg_switch_rates
+order by study, judge,
+         reasoning_effort = 'n/a',
+         coalesce(list_position(['none', 'minimal', 'low', 'medium', 'high', 'default'],
+                                reasoning_effort), 99),
+         reasoning_effort,
+         coalesce(list_position(['short_icl', 'long_icl'], prompt_level), 99), prompt_level,
+         list_position(['all', 'full', 'near', 'ambiguous'], subset);

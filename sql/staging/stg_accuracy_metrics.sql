@@ -1,0 +1,6 @@
+-- One row per study × design × item subset: accuracy, error split, leniency and failure rate.
+create or replace view stg_accuracy_metrics as
+select study, judge, model, prompt_level, reasoning_effort, subset, n_items, n_scored, n_unresolved,
+       n_no_truth, n_correct, fp, fn, accuracy, leniency, strictness, true_rate, n_calls,
+       unparseable_rate, truth_source
+from read_parquet('${warehouse}/accuracy_metrics/*.parquet', union_by_name = true);

@@ -1,0 +1,265 @@
+"""Does a design choice change whether a TRUE/FALSE judge is right? Chi-square of correctness ×
+choice and Cochran's Q across designs (verdict_tests), and McNemar's test for every pair of
+designs that differ in one choice only (verdict_pairs)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pingouin as pg
+import polars as pl
+from scipy import stats as sps
+
+from schemas.validate import validate
+from schemas.verdict_pairs import CHOICES, VerdictPairs
+from schemas.verdict_tests import VerdictTests
+from schemas.verdicts import EFFORT_NA, VERDICT_DESIGN
+from tasks.accuracy import truth_labels
+from tasks.consensus import design_verdicts
+
+SIG_P = 0.05
+EXACT_BELOW = 25  # McNemar: exact binomial when fewer discordant pairs than this
+DESIGN_KEYS = VERDICT_DESIGN[1:]  # a design within its study
+CHOICE_COLUMNS = dict(zip(CHOICES, ("judge", "prompt_level", "reasoning_effort"), strict=True))
+
+
+def correctness(
+    verdicts: pl.DataFrame, consensus: pl.DataFrame, truth: str = "reference"
+) -> pl.DataFrame:
+    """One row per design × item it resolved that has a truth: `correct` (Int64 0/1)."""
+    return (
+        design_verdicts(verdicts)
+        .join(truth_labels(consensus, truth), on=["study", "item_id"], how="inner")
+        .filter(pl.col("verdict").is_not_null() & pl.col("truth").is_not_null())
+        .select(
+            *VERDICT_DESIGN,
+            "item_id",
+            (pl.col("verdict") == pl.col("truth").cast(pl.Int64)).cast(pl.Int64).alias("correct"),
+        )
+    )
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if x is not None and np.isfinite(x) else None
+
+
+def _chi2(
+    rows: pl.DataFrame, column: str
+) -> tuple[float | None, float, float | None, float | None]:
+    """(chi2, dof, p, Cramér's V) of correct × column: pingouin's Pearson row (Yates'
+    correction when dof = 1, as scipy.stats.chi2_contingency). One outcome only (every row
+    right, or every row wrong) gives dof 0, chi2 0, p 1 and no V."""
+    if rows.is_empty():
+        return None, 0.0, None, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, _, st = pg.chi2_independence(rows.to_pandas(), x="correct", y=column)
+    row = st.set_index("test").loc["pearson"]
+    return _finite(row["chi2"]), float(row["dof"]), _finite(row["pval"]), _finite(row["cramer"])
+
+
+def _cochran(matrix: np.ndarray) -> tuple[float | None, float, float | None]:
+    """(Q, dof, p) of pingouin.cochran over the items (rows) every design (column) resolved.
+    Undefined (null) with fewer than 3 such items or when every item is unanimous."""
+    k = matrix.shape[1]
+    complete = matrix[~np.isnan(matrix).any(axis=1)]
+    if complete.shape[0] < 3:
+        return None, float(k - 1), None
+    wide = pl.DataFrame({f"d{j}": complete[:, j] for j in range(k)}).to_pandas()
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        st = pg.cochran(wide)
+    return _finite(st["Q"].iloc[0]), float(st["dof"].iloc[0]), _finite(st["p_unc"].iloc[0])
+
+
+def _matrix(rows: pl.DataFrame, designs: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
+    """The designs (sorted) and an items × designs correctness matrix, NaN = unscored."""
+    designs = designs.select(DESIGN_KEYS).unique().sort(DESIGN_KEYS).with_row_index("d")
+    items = rows.select("item_id").unique().sort("item_id").with_row_index("i")
+    cells = rows.join(designs, on=DESIGN_KEYS).join(items, on="item_id")
+    x = np.full((items.height, designs.height), np.nan)
+    x[cells["i"].to_numpy(), cells["d"].to_numpy()] = cells["correct"].to_numpy()
+    return designs.drop("d"), x
+
+
+def _test_row(study: str, test: str, choice: str, n_levels: int, n_obs: int, stats: tuple):
+    statistic, dof, p, *v = stats
+    return {
+        "study": study,
+        "test": test,
+        "choice": choice,
+        "n_levels": n_levels,
+        "n_obs": n_obs,
+        "statistic": statistic,
+        "dof": dof,
+        "p": p,
+        "cramers_v": v[0] if v else None,
+        "sig": None if p is None else p < SIG_P,
+    }
+
+
+def verdict_tests(
+    verdicts: pl.DataFrame, consensus: pl.DataFrame, truth: str = "reference"
+) -> pl.DataFrame:
+    """Per study: for each design choice with at least two levels, the chi-square test of
+    independence of correctness × choice over the design × item correctness rows; and Cochran's
+    Q across the study's designs on the items every one of them resolved (with a truth).
+
+    The chi-square treats the design × item rows as independent, which they are not (every
+    design sees the same items): read it as a descriptive screen; Cochran's Q and the McNemar
+    pairs are the paired tests. "n/a" reasoning effort is not a level of that choice: its
+    designs leave the reasoning-effort test (they differ from the others in provider, not in
+    effort), and the test needs two real effort levels. A design that resolved no item at all
+    stays out of Cochran's Q (it would leave no complete item); n_levels counts those tested.
+    """
+    out = []
+    for (study,), rows in correctness(verdicts, consensus, truth).group_by(
+        "study", maintain_order=True
+    ):
+        for choice, column in CHOICE_COLUMNS.items():
+            kept = (
+                rows.filter(pl.col(column) != EFFORT_NA) if choice == "reasoning_effort" else rows
+            )
+            n_levels = kept[column].n_unique()
+            if n_levels >= 2:
+                out.append(
+                    _test_row(
+                        study,
+                        "chi2_independence",
+                        choice,
+                        n_levels,
+                        kept.height,
+                        _chi2(kept.select("correct", column), column),
+                    )
+                )
+        designs, x = _matrix(rows, rows)
+        if designs.height >= 2:
+            n_complete = int((~np.isnan(x).any(axis=1)).sum())
+            out.append(
+                _test_row(study, "cochran_q", "design", designs.height, n_complete, _cochran(x))
+            )
+    schema = {name: col.dtype.type for name, col in VerdictTests.to_schema().columns.items()}
+    frame = pl.DataFrame(out, schema=schema).sort("study", "test", "choice")
+    return validate(frame, VerdictTests)
+
+
+def mcnemar(b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
+    """McNemar's test per pair from its discordant counts b (a right, b wrong) and c.
+
+    The same formulas as pingouin.chi2_mcnemar (tests check it): chi2 = (|b − c| − 1)² / (b + c)
+    with Edwards' continuity correction, and the exact two-sided binomial p = min(1, 2·P(X ≤
+    min(b, c))), X ~ Bin(b + c, ½). `p` is the exact one below EXACT_BELOW discordant pairs
+    (where the chi-square approximation is poor) and the chi-square one above. With no
+    discordant pair chi2 is undefined and the exact p is 1.
+    """
+    b, c = np.asarray(b, dtype=float), np.asarray(c, dtype=float)
+    n = b + c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi2 = np.where(n > 0, (np.abs(b - c) - 1) ** 2 / n, np.nan)
+    p_approx = np.where(n > 0, sps.chi2.sf(chi2, 1), np.nan)
+    p_exact = np.minimum(1.0, 2 * sps.binom.cdf(np.minimum(b, c), n, 0.5))
+    exact = n < EXACT_BELOW
+    return {
+        "chi2": chi2,
+        "p_approx": p_approx,
+        "p_exact": p_exact,
+        "p": np.where(exact, p_exact, p_approx),
+        "method": np.where(exact, "exact", "chi2_cc"),
+    }
+
+
+def _study_pairs(study: str, rows: pl.DataFrame, designs: pl.DataFrame) -> pl.DataFrame | None:
+    designs, x = _matrix(rows, designs)
+    ia, ib = np.triu_indices(designs.height, 1)
+    differ = np.column_stack(
+        [
+            designs[col].to_numpy()[ia] != designs[col].to_numpy()[ib]
+            for col in CHOICE_COLUMNS.values()
+        ]
+    )
+    single = differ.sum(axis=1) == 1
+    ia, ib, which = ia[single], ib[single], differ[single].argmax(axis=1)
+    if ia.size == 0:
+        return None
+    right = np.nan_to_num(x, nan=0.0)
+    wrong = np.where(np.isnan(x), 0.0, 1.0 - x)
+    scored = (~np.isnan(x)).astype(float)
+    # designs × designs counts over the items both scored, one matrix product each
+    n = (scored.T @ scored)[ia, ib].astype(np.int64)
+    both_right = (right.T @ right)[ia, ib]
+    b = (right.T @ wrong)[ia, ib].astype(np.int64)
+    c = (wrong.T @ right)[ia, ib].astype(np.int64)
+    test = mcnemar(b, c)
+    has = n > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acc_a = np.where(has, (both_right + b) / n, np.nan)
+        acc_b = np.where(has, (both_right + c) / n, np.nan)
+        corrected = (b == 0) | (c == 0)
+        odds = np.where(corrected, (b + 0.5) / (c + 0.5), b / c)
+    side = {
+        f"{col}_{tag}": designs[col].gather(idx)
+        for tag, idx in (("a", ia), ("b", ib))
+        for col in DESIGN_KEYS
+    }
+    return pl.DataFrame(
+        {
+            "study": [study] * ia.size,
+            "choice": np.array(CHOICES)[which],
+            **side,
+            "n_items": n,
+            "accuracy_a": acc_a,
+            "accuracy_b": acc_b,
+            "acc_diff": acc_a - acc_b,
+            "abs_acc_diff": np.abs(acc_a - acc_b),
+            "b": b,
+            "c": c,
+            "odds_ratio": np.where(has, odds, np.nan),
+            "or_corrected": corrected,
+            "chi2": test["chi2"],
+            "p_approx": test["p_approx"],
+            "p_exact": np.where(has, test["p_exact"], np.nan),
+            "p": np.where(has, test["p"], np.nan),
+            "method": np.where(has, test["method"], None),
+        },
+        schema_overrides={"study": pl.String, "choice": pl.String, "method": pl.String},
+    )
+
+
+def verdict_pairs(
+    verdicts: pl.DataFrame, consensus: pl.DataFrame, truth: str = "reference"
+) -> pl.DataFrame:
+    """Every pair of designs in a study that differ in exactly one choice (model = judge,
+    prompt level, reasoning effort), compared on the items both resolved that have a truth:
+    accuracies, their difference (a − b), the discordant counts b (a right, b wrong) and c,
+    the odds ratio b / c — (b + ½)/(c + ½) when either is 0, flagged by or_corrected — and
+    McNemar's test (see `mcnemar`). a precedes b in design order. "n/a" effort is a level
+    like any other here, so a judge without effort control pairs with another judge only when
+    that one is "n/a" too. A pair without shared items keeps its row with null statistics.
+    """
+    rows = correctness(verdicts, consensus, truth)
+    parts = [
+        part
+        for (study,), designs in verdicts.select(VERDICT_DESIGN)
+        .unique()
+        .group_by("study", maintain_order=True)
+        if (part := _study_pairs(study, rows.filter(pl.col("study") == study), designs)) is not None
+    ]
+    schema = {name: col.dtype.type for name, col in VerdictPairs.to_schema().columns.items()}
+    if not parts:
+        return validate(pl.DataFrame(schema=schema), VerdictPairs)
+    out = (
+        pl.concat(parts)
+        .with_columns(
+            pl.col(
+                "accuracy_a", "accuracy_b", "acc_diff", "abs_acc_diff", "odds_ratio", "chi2"
+            ).fill_nan(None),
+            pl.col("p_approx", "p_exact", "p").fill_nan(None),
+        )
+        .with_columns((pl.col("p") < SIG_P).alias("sig"))
+        .select(list(schema))
+        .sort(
+            ["study", "choice", *(f"{k}_a" for k in DESIGN_KEYS), *(f"{k}_b" for k in DESIGN_KEYS)]
+        )
+    )
+    return validate(out, VerdictPairs)

@@ -1,0 +1,122 @@
+"""Consensus by hand: design majorities over repeats, subsets from a five-design example, the
+consensus label against the reference, and the two consensus report views."""
+
+import duckdb
+import polars as pl
+import pytest
+
+from judgelab.settings import Settings
+from schemas.validate import validate
+from schemas.verdicts import Verdicts
+from tasks import warehouse
+from tasks.consensus import consensus, design_verdicts
+
+SCHEMA = {
+    "study": pl.String,
+    "judge": pl.String,
+    "model": pl.String,
+    "prompt_level": pl.String,
+    "reasoning_effort": pl.String,
+    "item_id": pl.String,
+    "repeat": pl.Int64,
+    "status": pl.String,
+    "verdict": pl.Int64,
+    "reference": pl.Boolean,
+}
+
+
+def _calls(votes: dict[str, list], reference: dict[str, bool | None]) -> pl.DataFrame:
+    """{item: one entry per design j0, j1, …}; an entry is 1/0, a status, or a list of
+    repeats of those → a validated verdicts frame (base prompt, default effort)."""
+    rows = []
+    for item, per_design in votes.items():
+        for j, entry in enumerate(per_design):
+            for r, v in enumerate(entry if isinstance(entry, list) else [entry]):
+                status, verdict = ("ok", v) if isinstance(v, int) else (v, None)
+                design = ("s", f"j{j}", f"m/j{j}", "base", "default")
+                rows.append((*design, item, r, status, verdict, reference[item]))
+    return validate(pl.DataFrame(rows, schema=SCHEMA, orient="row"), Verdicts)
+
+
+U = "unparseable"
+VOTES = {
+    "i1": [1, 1, 1, 1, 1],
+    "i2": [0, 0, 0, 0, 0],
+    "i3": [[1, 1, 0], 1, 1, 1, 0],  # j0: two of three repeats TRUE → TRUE
+    "i4": [1, 1, 1, 0, [1, 0]],  # j4 ties → unresolved
+    "i5": [1, 1, 0, 0, "error"],
+    "i6": [1, U, U, U, "out_of_range"],  # one voice only
+}
+REFERENCE = {"i1": True, "i2": True, "i3": False, "i4": None, "i5": False, "i6": True}
+VERDICTS = _calls(VOTES, REFERENCE)
+
+
+def test_design_majority_over_repeats() -> None:
+    dv = design_verdicts(VERDICTS).filter(pl.col("judge").is_in(["j0", "j4"]))
+    got = {
+        (r["judge"], r["item_id"]): (r["n_ok"], r["n_true"], r["verdict"])
+        for r in dv.rows(named=True)
+    }
+    assert got[("j0", "i3")] == (3, 2, 1)
+    assert got[("j4", "i4")] == (2, 1, None)  # tie
+    assert got[("j4", "i5")] == (0, 0, None)  # no ok repeat
+    assert design_verdicts(VERDICTS).filter(pl.col("item_id") == "i6")["n_parse_fail"].sum() == 4
+
+
+def test_subsets_from_five_designs() -> None:
+    out = consensus(VERDICTS, near=0.9)
+    got = {r["item_id"]: r for r in out.iter_rows(named=True)}
+    cols = ("n_designs", "n_true", "share_true", "agreement", "subset", "consensus_label")
+    assert [got[i][c] for i in got for c in cols] == [
+        *(5, 5, 1.0, 1.0, "full", True),
+        *(5, 0, 0.0, 1.0, "full", False),
+        *(5, 4, 0.8, 0.8, "ambiguous", True),  # 0.8 < 0.9
+        *(4, 3, 0.75, 0.75, "ambiguous", True),
+        *(4, 2, 0.5, 0.5, "ambiguous", None),  # tie: no label
+        *(1, 1, 1.0, 1.0, "ambiguous", None),  # fewer than two designs: no consensus
+    ]
+    matches = [got[i]["consensus_matches_reference"] for i in got]
+    assert matches == [True, False, False, None, None, None]
+    assert consensus(VERDICTS, near=0.8).filter(pl.col("item_id") == "i3")["subset"].item() == (
+        "near"
+    )
+    lone = consensus(VERDICTS, min_designs=1).filter(pl.col("item_id") == "i6").row(0, named=True)
+    assert (lone["subset"], lone["consensus_label"]) == ("full", True)
+
+
+def test_near_is_exact_at_nine_of_ten() -> None:
+    out = consensus(_calls({"i1": [1] * 9 + [0]}, {"i1": None}), near=0.9)
+    assert (out["agreement"].item(), out["subset"].item()) == (0.9, "near")
+
+
+def test_near_must_exceed_one_half() -> None:
+    with pytest.raises(ValueError, match="near"):
+        consensus(VERDICTS, near=0.5)
+
+
+def _views(settings: Settings, *names: str) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    for name in names:
+        con.execute(warehouse.render_view(warehouse.SQL_DIR / f"{name}.sql", settings))
+    return con
+
+
+def test_consensus_views(settings: Settings) -> None:
+    warehouse.write_table(settings, consensus(VERDICTS, near=0.8), "consensus", "s")
+    con = _views(
+        settings,
+        "staging/stg_consensus",
+        "reports/tbl_consensus_subsets",
+        "reports/tbl_consensus_disagreements",
+    )
+    assert con.sql("select * from tbl_consensus_subsets").pl().rows() == [
+        # subset, items, % of items, with reference, compared, match %, mean agreement
+        ("s", "all", 6, 100.0, 5, 3, 33.3, 0.842),  # (1 + 1 + .8 + .75 + .5 + 1) / 6
+        ("s", "full", 2, 33.3, 2, 2, 50.0, 1.0),
+        ("s", "near", 1, 16.7, 1, 1, 0.0, 0.8),
+        ("s", "ambiguous", 3, 50.0, 2, 0, None, 0.75),  # no item with label and reference
+    ]
+    assert con.sql("select * from tbl_consensus_disagreements").pl().rows() == [
+        ("s", "i2", "full", 5, 0.0, False, True),  # most confident first
+        ("s", "i3", "near", 5, 0.8, True, False),
+    ]
