@@ -1,15 +1,16 @@
-"""Rating-study flows: load → plan → judge (sharded) → score → analyze → agreement → views."""
+"""Rating-study flows: load → plan → judge (sharded) → score → analyze → agreement → views;
+and re-parsing stored answers without calls."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from prefect import flow
 from prefect.runtime import flow_run
 
+from flows.common import judge_all
 from judgelab.settings import Settings
-from judgelab.study import load_study, study_files
+from judgelab.study import load_study
 from tasks import stages
 
 
@@ -18,17 +19,10 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     """Run one rating study end to end; returns call counts before and calls made now."""
     settings = Settings()
     study = load_study(Path(study_file), sample_size=sample_size)
-    run_id = flow_run.get_id() or "local"
+    run_id = str(flow_run.get_id() or "local")
     stages.load_benchmark(study, settings)
     before = stages.make_plan(study, settings)
-    made: dict[str, dict[str, int]] = {}
-    for judge, counts in before.items():
-        n_shards = max(1, math.ceil(counts["missing"] / study.shard_size))
-        for shard in range(n_shards if counts["missing"] else 0):
-            result = stages.judge_shard(study, settings, judge, shard, n_shards, run_id)
-            for status, n in result.items():
-                made.setdefault(judge, {}).setdefault(status, 0)
-                made[judge][status] += n
+    made = judge_all(study, settings, before, run_id)
     stages.rescale_stage(study, settings)
     stages.analyze_stage(study, settings)
     stages.agreement_stage(study, settings)
@@ -36,7 +30,8 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     views = stages.publish_stage(settings)
     return {
         "study": study.name,
-        "run_id": str(run_id),
+        "type": study.type,
+        "run_id": run_id,
         "before": before,
         "made": made,
         "views": views,
@@ -49,18 +44,13 @@ def reparse_study(study_file: str) -> dict:
     settings = Settings()
     study = load_study(Path(study_file))
     result = stages.reparse_stage(study, settings)
-    stages.rescale_stage(study, settings)
-    stages.analyze_stage(study, settings)
-    stages.agreement_stage(study, settings)
+    if study.type == "accuracy":
+        stages.verdict_stage(study, settings)
+        stages.accuracy_stage(study, settings)
+    else:
+        stages.rescale_stage(study, settings)
+        stages.analyze_stage(study, settings)
+        stages.agreement_stage(study, settings)
     stages.cost_stage(study, settings)
     stages.publish_stage(settings)
     return result
-
-
-@flow(name="rating-suite")
-def rating_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
-    """Run every study a suite file lists (each a `rating-study` subflow), in order."""
-    return [
-        rating_study(study_file=str(path), sample_size=sample_size)
-        for path in study_files(suite_file)
-    ]

@@ -18,7 +18,8 @@ from judgelab.settings import Settings  # noqa: E402
 from judgelab.study import StudyError, load_study  # noqa: E402
 from schemas.validate import TableError  # noqa: E402
 
-MAIN_TABLE = "tbl_rating_performance"
+# the table `judgelab run` prints per study type
+MAIN_TABLES = {"rating": "tbl_rating_performance", "accuracy": "tbl_accuracy_by_design"}
 
 
 def _print_frame(frame: pl.DataFrame) -> None:
@@ -51,12 +52,12 @@ def compact(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from flows.rating_study import rating_suite
+    from flows.suite import study_suite
     from tasks import warehouse
 
     sample = 0 if args.full else args.sample_size
     started = time.perf_counter()
-    results = rating_suite(suite_file=args.study, sample_size=sample)
+    results = study_suite(suite_file=args.study, sample_size=sample)
     for result in results:
         for judge, c in result["before"].items():
             made = result["made"].get(judge, {})
@@ -67,13 +68,19 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"already stored, {n_made} judge calls made ({detail})"
             )
     print(f"finished in {time.perf_counter() - started:.0f} s\n")
-    studies = [r["study"] for r in results]
-    table = warehouse.query(
-        Settings(), f"select * from {MAIN_TABLE} where list_contains(?, study)", [studies]
-    )
-    _print_frame(compact(table))
-    for judge, note in table.filter(pl.col("note").is_not_null()).select("judge", "note").rows():
-        print(f"note on {judge}: {note}")
+    for kind, view in MAIN_TABLES.items():
+        studies = [r["study"] for r in results if r["type"] == kind]
+        if not studies:
+            continue
+        table = warehouse.query(
+            Settings(), f"select * from {view} where list_contains(?, study)", [studies]
+        )
+        print(f"{view}:")
+        _print_frame(compact(table) if kind == "rating" else table.drop("model", "truth_source"))
+        if "note" in table.columns:
+            notes = table.filter(pl.col("note").is_not_null()).select("judge", "note").unique()
+            for judge, note in notes.sort("judge").rows():
+                print(f"note on {judge}: {note}")
     print(
         "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"

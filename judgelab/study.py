@@ -43,6 +43,8 @@ class Judge(BaseModel):
     backoff_max: float = Field(default=30.0, ge=0)
     concurrency: int = Field(default=4, ge=1)  # most calls in flight (AIMD lowers it on 429s)
     processes: int = Field(default=1, ge=1)  # engine processes sharing `concurrency` (local: 1)
+    # whether the provider has a reasoning-effort control; None = ask litellm's model map
+    supports_reasoning: bool | None = None
     rpm: int | None = Field(default=None, ge=1)  # requests-per-minute cap
     tpm: int | None = Field(default=None, ge=1)  # tokens-per-minute cap (estimated before a call)
 
@@ -94,6 +96,19 @@ class RatingFile(BaseModel):
         return self
 
 
+class QaFile(BaseModel):
+    """A user's own question–answer set (`type = "accuracy"`, `benchmark = "file"`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str  # relative paths resolve against the study file's folder
+    id_column: str | None = None  # else the data row number
+    question_column: str = "question"
+    answer_column: str = "answer"
+    reference_column: str | None = None  # True = the answer is correct; absent = no labels
+    domain_column: str | None = None  # strata for sampling; one domain "all" if absent
+
+
 class Analysis(BaseModel):
     """Knobs of the analysis stages (all seeded, so tables are reproducible)."""
 
@@ -104,15 +119,25 @@ class Analysis(BaseModel):
     outlier_scale: str | None = "bipolar3"  # threshold tables are shown with and without it
     meaningful_diff: float = Field(default=0.2, ge=0)  # |difference| on 1–7 that matters
     max_ensembles: int = Field(default=2000, ge=1)  # per strategy × size; seeded sample beyond
+    # accuracy studies: consensus subsets and the truth designs are graded against
+    near_agreement: float = Field(default=0.9, gt=0.5, le=1)  # "near" subset: ≥ this agree
+    min_designs: int = Field(default=2, ge=1)  # fewer voting designs → "ambiguous"
+    truth: Literal["reference", "consensus"] = "reference"  # reference label, else consensus
 
 
 class Study(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
+    type: Literal["rating", "accuracy"] = "rating"  # scalar ratings, or TRUE/FALSE verdicts
     task: str  # prompt folder under prompts/
-    benchmark: Literal["vader", "convabuse", "file"]
-    data: RatingFile | None = None  # required when benchmark = "file"
+    benchmark: Literal["vader", "convabuse", "truthfulqa", "file"]
+    data: RatingFile | None = None  # rating study, benchmark = "file"
+    qa_data: QaFile | None = None  # accuracy study, benchmark = "file"
+    share_correct: float = Field(default=0.5, ge=0, le=1)  # truthfulqa: share of right answers
+    # accuracy studies: each judge is run at each effort ("default" sends none); a provider
+    # without the control gets one design labelled "n/a" instead of a faked factor
+    reasoning_efforts: list[str] | None = None
     baselines: list[str] = Field(default_factory=list)  # offline classifiers, scored as judges
     analysis: Analysis = Field(default_factory=Analysis)
     sample_size: int = Field(ge=0)  # items; 0 = the whole benchmark
@@ -126,13 +151,42 @@ class Study(BaseModel):
 
     @property
     def items_part(self) -> str:
-        """The part name of this study's `items`/`ratings` tables (a user file is per study)."""
-        return self.name if self.benchmark == "file" else self.benchmark
+        """The part name of this study's item tables: a user file's and a QA sample's (drawn
+        while loading) are per study, a built-in rating benchmark's is shared."""
+        return self.benchmark if self.benchmark in ("vader", "convabuse") else self.name
 
     @model_validator(mode="after")
     def data_matches_benchmark(self) -> Study:
-        if (self.benchmark == "file") != (self.data is not None):
-            raise ValueError('a [study.data] table is required exactly when benchmark = "file"')
+        table = "qa_data" if self.type == "accuracy" else "data"
+        given = self.qa_data if self.type == "accuracy" else self.data
+        other = self.data if self.type == "accuracy" else self.qa_data
+        if (self.benchmark == "file") != (given is not None) or other is not None:
+            raise ValueError(
+                f'a [study.{table}] table is required exactly when benchmark = "file" '
+                f"(in a {self.type} study)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def fits_type(self) -> Study:
+        """Rating and accuracy studies take different benchmarks, scales and factors."""
+        if self.type == "accuracy":
+            if self.benchmark not in ("truthfulqa", "file"):
+                raise ValueError(f"an accuracy study cannot use benchmark {self.benchmark!r}")
+            if self.scales != ["verdict"]:
+                raise ValueError('an accuracy study has scales = ["verdict"]')
+            if self.baselines:
+                raise ValueError("baselines are rating classifiers; an accuracy study has none")
+        else:
+            if self.benchmark == "truthfulqa":
+                raise ValueError('benchmark "truthfulqa" needs type = "accuracy"')
+            if "verdict" in self.scales:
+                raise ValueError('the "verdict" scale belongs to type = "accuracy" studies')
+            if self.reasoning_efforts is not None:
+                raise ValueError(
+                    "reasoning_efforts is an accuracy-study factor; in a rating study set "
+                    "reasoning_effort on the judge (a judge is a model plus its parameters)"
+                )
         return self
 
     @model_validator(mode="after")
@@ -167,8 +221,9 @@ def load_study(path: str | Path, **overrides) -> Study:
     doc = _read_toml(path)
     doc = doc.get("study", {}) | {"judges": doc.get("judges", [])}
     doc |= {k: v for k, v in overrides.items() if v is not None}
-    if isinstance(doc.get("data"), dict) and "path" in doc["data"]:
-        doc["data"]["path"] = str((path.parent / doc["data"]["path"]).resolve())
+    for table in ("data", "qa_data"):
+        if isinstance(doc.get(table), dict) and "path" in doc[table]:
+            doc[table]["path"] = str((path.parent / doc[table]["path"]).resolve())
     try:
         return Study.model_validate(doc)
     except ValidationError as exc:

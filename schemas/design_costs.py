@@ -9,6 +9,7 @@ class DesignCosts(pa.DataFrameModel):
     model: str
     prompt_level: str
     scale: str
+    reasoning_effort: str
     n_planned: int = pa.Field(ge=0)
     n_stored: int = pa.Field(ge=0)
     requests: int = pa.Field(ge=0, nullable=True)  # every request sent: retries and re-asks

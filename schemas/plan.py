@@ -6,8 +6,8 @@ same request, so one call answers both (exactly once means per request, not per 
 
 import pandera.polars as pa
 
-# the columns that name a design cell (judge × prompt level × scale, within a study)
-DESIGN_CELL = ["study", "judge", "model", "prompt_level", "scale"]
+# the columns that name a design cell (judge × prompt level × scale × reasoning effort)
+DESIGN_CELL = ["study", "judge", "model", "prompt_level", "scale", "reasoning_effort"]
 # plan columns that name a call's design cell, item and repeat (without the big JSON columns)
 DESIGN_COLUMNS = [
     "key",
@@ -18,6 +18,7 @@ DESIGN_COLUMNS = [
     "prompt_level",
     "prompt_version",
     "scale",
+    "reasoning_effort",
     "item_id",
     "repeat",
 ]
@@ -32,6 +33,7 @@ class Plan(pa.DataFrameModel):
     prompt_level: str
     prompt_version: str
     scale: str
+    reasoning_effort: str  # the effort sent, "default" (none sent) or "n/a" (no such control)
     item_id: str
     repeat: int = pa.Field(ge=0)
     messages: str  # canonical JSON of the chat messages
@@ -39,4 +41,12 @@ class Plan(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ("study", "judge", "prompt_level", "scale", "item_id", "repeat")
+        unique = (
+            "study",
+            "judge",
+            "prompt_level",
+            "scale",
+            "reasoning_effort",
+            "item_id",
+            "repeat",
+        )

@@ -1,4 +1,4 @@
-"""Expand a study into its plan: one row per (judge × prompt level × scale, item, repeat)."""
+"""Expand a study into its plan: one row per (design, item, repeat) with its call key."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from judgelab.study import Study
 from schemas.plan import Plan
 from schemas.validate import validate
 from tasks.judging import prompts
+from tasks.judging.efforts import effort_designs
 from tasks.judging.keys import call_key, canonical_json, request_params
 from tasks.judging.scales import Scale
 
@@ -27,35 +28,39 @@ def sample_items(items: pl.DataFrame, n: int, seed: int) -> pl.DataFrame:
 
 
 def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:
+    """One row per judge × reasoning effort × prompt level × scale × item × repeat."""
+    quote = study.type == "rating"  # a rated text is quoted; a QA item arrives rendered
     rows = []
-    for judge in study.judges:
-        for level in study.prompt_levels:
-            template = prompts.load_template(study.task, level, study.prompt_version)
-            for scale_name in study.scales:
-                scale = scales[scale_name]
-                system = prompts.render_system(template, scale)
-                params = request_params(judge, scale)
-                params_json = canonical_json(params)
-                for item_id, text in items.select("item_id", "text").iter_rows():
-                    msgs = prompts.messages(system, text)
-                    msgs_json = canonical_json(msgs)
-                    for repeat in range(study.repeats):
-                        rows.append(
-                            (
-                                call_key(judge.model, msgs, scale, params, repeat),
-                                study.name,
-                                judge.name,
-                                judge.model,
-                                study.task,
-                                level,
-                                study.prompt_version,
-                                scale_name,
-                                item_id,
-                                repeat,
-                                msgs_json,
-                                params_json,
+    for configured in study.judges:
+        for effort, judge in effort_designs(configured, study.reasoning_efforts):
+            for level in study.prompt_levels:
+                template = prompts.load_template(study.task, level, study.prompt_version)
+                for scale_name in study.scales:
+                    scale = scales[scale_name]
+                    system = prompts.render_system(template, scale)
+                    params = request_params(judge, scale)
+                    params_json = canonical_json(params)
+                    for item_id, text in items.select("item_id", "text").iter_rows():
+                        msgs = prompts.messages(system, text, quote=quote)
+                        msgs_json = canonical_json(msgs)
+                        for repeat in range(study.repeats):
+                            rows.append(
+                                (
+                                    call_key(judge.model, msgs, scale, params, repeat),
+                                    study.name,
+                                    judge.name,
+                                    judge.model,
+                                    study.task,
+                                    level,
+                                    study.prompt_version,
+                                    scale_name,
+                                    effort,
+                                    item_id,
+                                    repeat,
+                                    msgs_json,
+                                    params_json,
+                                )
                             )
-                        )
     cols = list(Plan.to_schema().columns)
     plan = pl.DataFrame(rows, schema=cols, orient="row").with_columns(
         pl.col("repeat").cast(pl.Int64)

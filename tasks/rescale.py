@@ -45,7 +45,7 @@ def rescale_scores(
         "key",
         "study",
         pl.lit("judge").alias("kind"),
-        *DESIGN_COLUMNS[2:],
+        *(c for c in DESIGN_COLUMNS[2:] if c != "reasoning_effort"),  # rating: part of the judge
         pl.col("status").fill_null("missing"),
         "score",
         linear(pl.col("score"), pl.col("scale_min"), pl.col("scale_max")).alias("score_1to7"),

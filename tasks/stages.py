@@ -15,9 +15,11 @@ from judgelab.settings import Settings
 from judgelab.study import Study, StudyError
 from schemas.plan import DESIGN_COLUMNS
 from tasks import (
+    accuracy,
     agreement,
     baselines,
     benchmarks,
+    consensus,
     costs,
     ensembles,
     human_ceiling,
@@ -25,6 +27,7 @@ from tasks import (
     stats,
     thresholds,
     variance,
+    verdict_impact,
     warehouse,
 )
 from tasks.item_scores import item_scores
@@ -33,11 +36,17 @@ from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import run_shard
 from tasks.plan import build_plan, sample_items
+from tasks.verdicts import verdict_rows
 
 
 @task(name="load-benchmark")
 def load_benchmark(study: Study, settings: Settings) -> int:
-    """Fetch (checksum-verified) and load the benchmark into `items` and `ratings`."""
+    """Fetch (checksum-verified) and load the benchmark into `items` and `ratings` (rating
+    study) or its sampled question–answer pairs into `qa_items` (accuracy study)."""
+    if study.type == "accuracy":
+        qa = benchmarks.load_qa(study, settings)
+        warehouse.write_table(settings, qa, "qa_items", study.items_part)
+        return qa.height
     items, ratings = benchmarks.load(study, settings)
     warehouse.write_table(settings, items, "items", study.items_part)
     warehouse.write_table(settings, ratings, "ratings", study.items_part)
@@ -51,9 +60,14 @@ def make_plan(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
     unknown = sorted(set(study.scales) - set(scales))
     if unknown:
         raise StudyError(f"unknown scale(s) {unknown}; known scales: {sorted(scales)}")
-    items = sample_items(
-        warehouse.read_table(settings, "items", study.items_part), study.sample_size, study.seed
-    )
+    if study.type == "accuracy":  # sampled while loading
+        items = warehouse.read_table(settings, "qa_items", study.items_part)
+    else:
+        items = sample_items(
+            warehouse.read_table(settings, "items", study.items_part),
+            study.sample_size,
+            study.seed,
+        )
     plan = build_plan(study, items, scales)
     warehouse.write_table(settings, plan, "plan", study.name)
     store.ensure_store(settings.store_dir)
@@ -161,6 +175,37 @@ def agreement_stage(study: Study, settings: Settings) -> int:
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)
     return tables["design_pairs"].height
+
+
+@task(name="verdicts")
+def verdict_stage(study: Study, settings: Settings) -> int:
+    """Stored answers of an accuracy study → `verdicts` (TRUE 1 / FALSE 0, with the reference)."""
+    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
+    judgments = store.latest(
+        store.read_store(settings.store_dir, ["key", "status", "score", "created_at"])
+    )
+    items = warehouse.read_table(settings, "qa_items", study.items_part)
+    table = verdict_rows(plan, judgments, items)
+    warehouse.write_table(settings, table, "verdicts", study.name)
+    return table.height
+
+
+@task(name="accuracy-analysis")
+def accuracy_stage(study: Study, settings: Settings) -> int:
+    """Consensus subsets, accuracy and leniency per design, switch rates, tests of impact."""
+    a = study.analysis
+    verdicts = warehouse.read_table(settings, "verdicts", study.name)
+    agreed = consensus.consensus(verdicts, near=a.near_agreement, min_designs=a.min_designs)
+    tables = {
+        "consensus": agreed,
+        "accuracy_metrics": accuracy.accuracy_metrics(verdicts, agreed, truth=a.truth),
+        "switch_rates": accuracy.switch_rates(verdicts, agreed, truth=a.truth),
+        "verdict_tests": verdict_impact.verdict_tests(verdicts, agreed, truth=a.truth),
+        "verdict_pairs": verdict_impact.verdict_pairs(verdicts, agreed, truth=a.truth),
+    }
+    for name, frame in tables.items():
+        warehouse.write_table(settings, frame, name, study.name)
+    return agreed.height
 
 
 @task(name="costs")

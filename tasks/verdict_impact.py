@@ -220,7 +220,7 @@ def _study_pairs(study: str, rows: pl.DataFrame, designs: pl.DataFrame) -> pl.Da
             "p_approx": test["p_approx"],
             "p_exact": np.where(has, test["p_exact"], np.nan),
             "p": np.where(has, test["p"], np.nan),
-            "method": np.where(has, test["method"], None),
+            "method": [str(m) if h else None for m, h in zip(test["method"], has, strict=True)],
         },
         schema_overrides={"study": pl.String, "choice": pl.String, "method": pl.String},
     )

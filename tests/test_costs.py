@@ -20,6 +20,7 @@ def test_design_costs_sum_tokens_and_requests() -> None:
             "model": ["openai/gpt-4o-mini"] * 5,
             "prompt_level": ["base"] * 5,
             "scale": ["likert7"] * 5,
+            "reasoning_effort": ["default"] * 5,
             "key": ["a", "b", "c", "d", "a"],  # two items with identical text share call "a"
             "status": ["ok", "ok", "error", None, "ok"],
             "attempts": [1, 3, 6, None, 1],

@@ -12,7 +12,10 @@ SCALES = load_scales()
 
 def _plan(rows: list[tuple]) -> pl.DataFrame:
     return pl.DataFrame(
-        [(k, "s", "j", "m", "t", "base", "v1", sc, item, 0, "[]", "{}") for k, sc, item in rows],
+        [
+            (k, "s", "j", "m", "t", "base", "v1", sc, "default", item, 0, "[]", "{}")
+            for k, sc, item in rows
+        ],
         schema=[*DESIGN_COLUMNS, "messages", "params"],
         orient="row",
     )

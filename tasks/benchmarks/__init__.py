@@ -26,3 +26,15 @@ def load(study: Study, settings: Settings) -> tuple[pl.DataFrame, pl.DataFrame]:
     if benchmark == "convabuse":
         return convabuse.load(Path(paths[0]).parent)
     raise ValueError(f"no loader for benchmark {benchmark!r}; built in: vader, convabuse")
+
+
+def load_qa(study: Study, settings: Settings) -> pl.DataFrame:
+    """An accuracy study's question–answer items (`qa_items`), sampled here: TruthfulQA draws
+    one candidate per question (`sample_size` questions); a user's file is sampled by domain."""
+    from tasks.benchmarks import qafile, truthfulqa
+    from tasks.plan import sample_items
+
+    if study.qa_data is not None:
+        return sample_items(qafile.load(study.qa_data), study.sample_size, study.seed)
+    (path,) = fetch([study.benchmark], settings)
+    return truthfulqa.load(Path(path), study.sample_size, study.share_correct, study.seed)

@@ -19,8 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict
 
+from judgelab.study import QaFile
 from schemas.qa_items import QaItems
 from schemas.validate import TableError, validate
 from tasks.benchmarks.qa import qa_text
@@ -31,19 +31,6 @@ LABELS = {
     **dict.fromkeys(("false", "0", "0.0", "no", "incorrect"), False),
 }
 ACCEPTED = "true/false, 1/0, yes/no, correct/incorrect (any case)"
-
-
-class QaFile(BaseModel):
-    """Where a user's question–answer set is and which columns hold what."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    path: str
-    id_column: str | None = None  # else the data row number
-    question_column: str = "question"
-    answer_column: str = "answer"
-    reference_column: str | None = None  # True = the answer is correct; absent = no labels
-    domain_column: str | None = None  # strata for sampling; one domain "all" if absent
 
 
 def _roles(spec: QaFile) -> dict[str, str]:

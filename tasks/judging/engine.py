@@ -81,16 +81,16 @@ def request_kwargs(judge: Judge, messages: list[dict], params: dict, key: str | 
         "api_key": key,
     }
     kwargs.update({k: v for k, v in optional.items() if v is not None})
+    if params["reasoning_effort"] is not None and judge.supports_reasoning:
+        # the study says this provider has the control even if litellm's map does not know it
+        kwargs["allowed_openai_params"] = ["reasoning_effort"]
     return kwargs
 
 
 def reask_messages(messages: list[dict], raw: str, status: str, scale: Scale) -> list[dict]:
     """The conversation so far plus a one-line correction naming what was wrong."""
     problem = "was not valid JSON" if status == "unparseable" else "was outside the scale"
-    correction = (
-        f"That answer {problem}. Reply with JSON only: "
-        f'{{"score": <a number from {scale.fmt(scale.min)} to {scale.fmt(scale.max)}>}}'
-    )
+    correction = f"That answer {problem}. Reply with JSON only: {scale.answer_hint()}"
     return [
         *messages,
         {"role": "assistant", "content": raw},

@@ -11,10 +11,13 @@ from tasks.judging.scales import Scale
 def grammar_text(scale: Scale) -> str:
     """Enumerate the grid (a few hundred values at most): tight grammars decode fastest here."""
     values = " | ".join(json.dumps(v) for v in scale.grid())
-    return f'root ::= "{{\\"score\\": " ({values}) "}}"'
+    return f'root ::= "{{\\"{scale.field}\\": " ({values}) "}}"'
 
 
 def _scale_from_schema(schema: dict) -> Scale:
+    if "verdict" in schema["properties"]:
+        categories = tuple(schema["properties"]["verdict"]["enum"])
+        return Scale("schema", "", 0.0, len(categories) - 1.0, 1.0, categories)
     s = schema["properties"]["score"]
     step = 1.0 if s["type"] == "integer" else float(s.get("multipleOf", 0.01))
     return Scale(
@@ -30,5 +33,5 @@ def _compiled(text: str):
 
 
 def score_grammar(schema: dict):
-    """A compiled grammar for a `{"score": …}` JSON schema (cached per scale)."""
+    """A compiled grammar for a `{"score": …}` or `{"verdict": …}` schema (cached per scale)."""
     return _compiled(grammar_text(_scale_from_schema(schema)))

@@ -36,8 +36,23 @@ def load_template(task: str, level: str, version: str = "v1", root: Path = PROMP
     return Template(task=task, level=level, version=version, text=path.read_text())
 
 
+def render_verdict_system(template: Template, scale: Scale) -> str:
+    """Fill a verdict-task template: worked examples are question, candidate answer, verdict."""
+    from tasks.benchmarks.qa import qa_text
+
+    cfg = task_config(template.task)
+    examples = [
+        f'{qa_text(e["question"], e["answer"])}\nAnswer: {{"{scale.field}": "{e["verdict"]}"}}'
+        for e in cfg.get("examples", [])
+        if template.level in e["levels"]
+    ]
+    return string.Template(template.text).substitute(examples="\n\n".join(examples)).strip()
+
+
 def render_system(template: Template, scale: Scale) -> str:
     """Fill the template for one scale; worked examples are shown on that scale."""
+    if scale.categories:
+        return render_verdict_system(template, scale)
     cfg = task_config(template.task)
     examples = [
         f'Text: "{e["text"]}"\nAnswer: {{"score": {scale.fmt(scale.from_unit(e["position"]))}}}'
@@ -59,8 +74,10 @@ def render_system(template: Template, scale: Scale) -> str:
     )
 
 
-def messages(system: str, text: str) -> list[dict]:
+def messages(system: str, text: str, quote: bool = True) -> list[dict]:
+    """System prompt plus the item: a rated text is quoted; a question–answer item arrives
+    already rendered (`quote=False`)."""
     return [
         {"role": "system", "content": system},
-        {"role": "user", "content": f'Text: "{text}"'},
+        {"role": "user", "content": f'Text: "{text}"' if quote else text},
     ]

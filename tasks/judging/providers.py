@@ -114,7 +114,9 @@ class FakeJudge(CustomLLM):
     0..1 of the human scale), `shift` (added on the common 1–7 scale), `noise` (sd of a
     normal error on 1–7, seeded by the messages), `scale_shift` added only when the asked
     scale's range equals `shift_on` ([min, max], e.g. [-3, 3]). The answer is the shifted
-    truth, clipped to 1–7, mapped onto the asked scale and rounded to its grid.
+    truth, clipped to 1–7, mapped onto the asked scale and rounded to its grid. On a verdict
+    scale the truth is 1 (correct) or 0 (wrong), and `accept_wrong`, `reject_right` and
+    `coin_on` plant leniency, strictness and guessing (see `_planted_verdict`).
     """
 
     calls = 0  # counted across instances so tests can assert how many calls were made
@@ -124,10 +126,12 @@ class FakeJudge(CustomLLM):
         if model == "error":
             raise RuntimeError(f"fake provider failure (api_key={kwargs.get('api_key')})")
         schema = _schema_of(optional_params) or {}
-        score = schema.get("properties", {}).get("score", {"minimum": 1, "maximum": 7})
-        lo, hi = score["minimum"], score["maximum"]
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).digest()
         u = int.from_bytes(digest[:4], "big") / 2**32
+        if "verdict" in schema.get("properties", {}):
+            return self._verdict(model, messages, optional_params, schema, digest, u)
+        score = schema.get("properties", {}).get("score", {"minimum": 1, "maximum": 7})
+        lo, hi = score["minimum"], score["maximum"]
         if model == "planted":
             u = _planted_fraction(messages, optional_params, (lo, hi), digest)
         step = score.get("multipleOf", 1)
@@ -140,12 +144,41 @@ class FakeJudge(CustomLLM):
             content = json.dumps({"score": int(value) if step == 1 else value})
         return _response(f"fake/{model}", content, 10, 5)
 
+    @staticmethod
+    def _verdict(
+        model: str, messages: list, params: dict, schema: dict, digest: bytes, u: float
+    ) -> ModelResponse:
+        """Verdict scales: `hash` picks a category by hash; `planted` see `_planted_verdict`."""
+        categories = schema["properties"]["verdict"]["enum"]
+        if model == "unparseable":
+            content = "It is hard to say whether this answer is right."
+        elif model == "out_of_range":
+            content = json.dumps({"verdict": "MAYBE"})
+        else:
+            pick = _planted_verdict(messages, params, digest) if model == "planted" else u >= 0.5
+            content = json.dumps({"verdict": categories[int(pick)]})
+        return _response(f"fake/{model}", content, 10, 5)
+
     async def acompletion(self, *args, **kwargs):
         return self.completion(*args, **kwargs)
 
 
+def _planted_verdict(messages: list, params: dict, digest: bytes) -> bool:
+    """A planted verdict: the truth (1 correct, 0 wrong), except that a wrong answer is accepted
+    with probability `accept_wrong`, a right one rejected with probability `reject_right`, and
+    on the texts listed in the JSON file `coin_on` the verdict is a coin flip; the draws are
+    seeded by the messages."""
+    text = messages[-1]["content"]
+    draw = random.Random(digest).random()
+    if "coin_on" in params and text in _truth(params["coin_on"]):
+        return draw < 0.5
+    if _truth(params["truth"])[text] >= 0.5:
+        return draw >= params.get("reject_right", 0.0)
+    return draw < params.get("accept_wrong", 0.0)
+
+
 @functools.cache
-def _truth(path: str) -> dict[str, float]:
+def _truth(path: str) -> dict[str, float] | list[str]:
     return json.loads(Path(path).read_text())
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass
 from decimal import Decimal
@@ -19,6 +20,12 @@ class Scale:
     min: float
     max: float
     step: float
+    categories: tuple[str, ...] = ()  # a verdict scale: answer i of these scores i
+
+    @property
+    def field(self) -> str:
+        """The JSON key a judge answers with."""
+        return "verdict" if self.categories else "score"
 
     @property
     def decimals(self) -> int:
@@ -42,15 +49,30 @@ class Scale:
         return self.from_unit(0.5)
 
     def grid(self) -> list[str]:
-        """Every answer a constrained decoder may emit, formatted as in prompts."""
+        """Every answer a constrained decoder may emit, formatted as in prompts (JSON)."""
+        if self.categories:
+            return [json.dumps(c) for c in self.categories]
         n = round((self.max - self.min) / self.step)
         return [self.fmt(self.min + k * self.step) for k in range(n + 1)]
 
     def contains(self, value: float) -> bool:
         return self.min <= value <= self.max
 
+    def answer_hint(self) -> str:
+        """How the answer looks, for prompts and re-asks."""
+        if self.categories:
+            return " or ".join(f'{{"verdict": "{c}"}}' for c in self.categories)
+        return f'{{"score": <a number from {self.fmt(self.min)} to {self.fmt(self.max)}>}}'
+
     def json_schema(self) -> dict:
-        """Schema for `{"score": …}`; providers with structured output enforce it."""
+        """Schema for `{"score": …}` or `{"verdict": …}`; structured-output providers enforce it."""
+        if self.categories:
+            return {
+                "type": "object",
+                "properties": {"verdict": {"type": "string", "enum": list(self.categories)}},
+                "required": ["verdict"],
+                "additionalProperties": False,
+            }
         num = int if self.is_integer else float
         score: dict = {
             "type": "integer" if self.is_integer else "number",
@@ -67,7 +89,10 @@ class Scale:
         }
 
     def key_material(self) -> dict:
-        return {"name": self.name, "min": self.min, "max": self.max, "step": self.step}
+        material = {"name": self.name, "min": self.min, "max": self.max, "step": self.step}
+        if self.categories:  # only verdict scales carry it: numeric scales keep their keys
+            material["categories"] = list(self.categories)
+        return material
 
 
 def load_scales(path: Path = SCALES_FILE) -> dict[str, Scale]:
@@ -79,6 +104,7 @@ def load_scales(path: Path = SCALES_FILE) -> dict[str, Scale]:
             min=float(s["min"]),
             max=float(s["max"]),
             step=float(s["step"]),
+            categories=tuple(s.get("categories", ())),
         )
         for name, s in doc.items()
     }

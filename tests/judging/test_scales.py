@@ -8,14 +8,34 @@ from tasks.judging.scales import load_scales
 SCALES = load_scales()
 
 
-def test_the_four_paper_scales() -> None:
+def test_the_four_paper_scales_and_the_verdict() -> None:
     got = {n: (s.min, s.max, len(s.grid())) for n, s in SCALES.items()}
     assert got == {
         "likert7": (1, 7, 7),
         "bipolar3": (-3, 3, 7),
         "unit": (0, 1, 101),
         "pct100": (0, 100, 101),
+        "verdict": (0, 1, 2),
     }
+
+
+def test_numeric_scales_keep_their_key_material() -> None:
+    """Stored calls stay addressable: only a verdict scale adds `categories` to the key."""
+    assert SCALES["likert7"].key_material() == {"name": "likert7", "min": 1, "max": 7, "step": 1}
+    assert SCALES["verdict"].key_material()["categories"] == ["FALSE", "TRUE"]
+
+
+def test_verdict_grammar_and_parse() -> None:
+    from tasks.judging.parse import parse_score
+
+    v = SCALES["verdict"]
+    assert grammar_text(v) == 'root ::= "{\\"verdict\\": " ("\\"FALSE\\"" | "\\"TRUE\\"") "}"'
+    assert parse_score('{"verdict": "TRUE"}', v) == ("ok", 1.0)
+    assert parse_score('Sure. {"verdict": "false"}', v) == ("ok", 0.0)
+    assert parse_score('{"verdict": true}', v) == ("ok", 1.0)
+    assert parse_score('{"verdict": "MAYBE"}', v) == ("out_of_range", None)
+    assert parse_score('{"score": 1}', v) == ("unparseable", None)
+    assert parse_score("TRUE", v) == ("unparseable", None)
 
 
 def test_positions_map_onto_each_grid() -> None:

@@ -1,0 +1,36 @@
+"""Accuracy-study flow: load QA pairs → plan → judge (sharded) → verdicts → analysis → views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import flow
+from prefect.runtime import flow_run
+
+from flows.common import judge_all
+from judgelab.settings import Settings
+from judgelab.study import load_study
+from tasks import stages
+
+
+@flow(name="accuracy-study")
+def accuracy_study(study_file: str, sample_size: int | None = None) -> dict:
+    """Run one accuracy study end to end; returns call counts before and calls made now."""
+    settings = Settings()
+    study = load_study(Path(study_file), sample_size=sample_size)
+    run_id = str(flow_run.get_id() or "local")
+    stages.load_benchmark(study, settings)
+    before = stages.make_plan(study, settings)
+    made = judge_all(study, settings, before, run_id)
+    stages.verdict_stage(study, settings)
+    stages.accuracy_stage(study, settings)
+    stages.cost_stage(study, settings)
+    views = stages.publish_stage(settings)
+    return {
+        "study": study.name,
+        "type": study.type,
+        "run_id": run_id,
+        "before": before,
+        "made": made,
+        "views": views,
+    }

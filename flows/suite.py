@@ -1,0 +1,20 @@
+"""The suite flow: every study a suite file lists (or one study file), each as a subflow."""
+
+from __future__ import annotations
+
+from prefect import flow
+
+from flows.accuracy_study import accuracy_study
+from flows.rating_study import rating_study
+from judgelab.study import load_study, study_files
+
+
+@flow(name="study-suite")
+def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
+    """Run every study a suite file lists (or the one study file given), each as a subflow."""
+    results = []
+    for path in study_files(suite_file):
+        study = load_study(path, sample_size=sample_size)
+        run = accuracy_study if study.type == "accuracy" else rating_study
+        results.append(run(study_file=str(path), sample_size=sample_size))
+    return results
