@@ -14,8 +14,8 @@ $(STAMP): requirements.lock pyproject.toml
 
 setup: $(STAMP)  ## create .venv from the hash-locked requirements
 
-run: setup  ## run the rating study (sentiment + toxicity, embedded judge + baselines)
-	$(BIN)/judgelab run studies/rating.toml
+run: setup  ## run the default studies on the embedded judge: rating (sentiment, toxicity) + accuracy
+	$(BIN)/judgelab run studies/all.toml
 
 test: setup  ## the whole test suite, slow end-to-end runs included
 	$(BIN)/python -m pytest

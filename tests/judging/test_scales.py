@@ -55,3 +55,17 @@ def test_grammar_enumerates_exactly_the_grid() -> None:
 @pytest.mark.parametrize("name", list(SCALES))
 def test_grammar_compiles_in_llama_cpp(name: str) -> None:
     assert score_grammar(SCALES[name].json_schema()) is not None
+
+
+def test_fake_judge_answers_verdict_scales() -> None:
+    """The tests' fake judge speaks the verdict schema; planted behaviour follows its truth."""
+    import json
+
+    from tasks.judging.providers import FakeJudge
+
+    schema = {"response_format": {"json_schema": {"schema": SCALES["verdict"].json_schema()}}}
+    msgs = [{"role": "user", "content": "Q"}]
+    out = FakeJudge().completion("hash", msgs, schema)
+    assert json.loads(out.choices[0].message.content)["verdict"] in ("TRUE", "FALSE")
+    bad = FakeJudge().completion("out_of_range", msgs, schema)
+    assert json.loads(bad.choices[0].message.content) == {"verdict": "MAYBE"}
