@@ -1,0 +1,49 @@
+-- Does the prompt change the tone gap? The gap A − B [95% CI] under the plain prompt, the
+-- style-attention prompt (positive control: it asks the judge to weigh style, so a gap should
+-- show) and the fact-first prompt (a defence), side by side. control_shows_gap: the
+-- style_attention CI excludes 0 (if not, the rewrites may be too weak to test anything);
+-- defence_removes_gap: plain's CI excludes 0 and fact_first's contains it ('n/a': no plain gap);
+-- fact_first_left_pct: fact_first's gap in percent of plain's when plain has one.
+-- Other prompt variants are in tbl_tone_gaps.
+create or replace view tbl_tone_by_variant as
+with wide as (
+    select study, evaluator, rewriter, axis,
+           any_value(pole_a || ' vs ' || pole_b) as contrast,
+           any_value(gap) filter (where prompt_variant = 'plain') as g_p,
+           any_value(gap_lo) filter (where prompt_variant = 'plain') as lo_p,
+           any_value(gap_hi) filter (where prompt_variant = 'plain') as hi_p,
+           any_value(gap) filter (where prompt_variant = 'style_attention') as g_s,
+           any_value(gap_lo) filter (where prompt_variant = 'style_attention') as lo_s,
+           any_value(gap_hi) filter (where prompt_variant = 'style_attention') as hi_s,
+           any_value(gap) filter (where prompt_variant = 'fact_first') as g_f,
+           any_value(gap_lo) filter (where prompt_variant = 'fact_first') as lo_f,
+           any_value(gap_hi) filter (where prompt_variant = 'fact_first') as hi_f
+    from stg_tone_gaps
+    where prompt_variant in ('plain', 'style_attention', 'fact_first')
+    group by study, evaluator, rewriter, axis
+)
+select study,
+       evaluator,
+       rewriter,
+       axis,
+       contrast,
+       round(g_p, 3) as gap_plain,
+       round(lo_p, 3) as plain_lo,
+       round(hi_p, 3) as plain_hi,
+       round(g_s, 3) as gap_style_attention,
+       round(lo_s, 3) as style_attention_lo,
+       round(hi_s, 3) as style_attention_hi,
+       round(g_f, 3) as gap_fact_first,
+       round(lo_f, 3) as fact_first_lo,
+       round(hi_f, 3) as fact_first_hi,
+       case when lo_s is null or hi_s is null then null
+            when lo_s > 0 or hi_s < 0 then 'yes' else 'no' end as control_shows_gap,
+       case when lo_p is null or hi_p is null then null
+            when not (lo_p > 0 or hi_p < 0) then 'n/a'
+            when lo_f is null or hi_f is null then null
+            when lo_f <= 0 and hi_f >= 0 then 'yes' else 'no' end as defence_removes_gap,
+       case when (lo_p > 0 or hi_p < 0) and g_p <> 0 then round(100 * g_f / g_p, 1) end
+           as fact_first_left_pct
+from wide
+order by study, evaluator, rewriter = 'lexical' desc, rewriter,
+         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis;

@@ -1,0 +1,21 @@
+-- At each pass mark, how often does a text's verdict depend on its tone? Percent of texts whose
+-- version A passes (mean ≥ threshold) while version B fails, the reverse, and their difference
+-- (net > 0: the style of pole A buys passes), with both poles' pass rates.
+create or replace view tbl_tone_flips as
+select study,
+       evaluator,
+       prompt_variant,
+       rewriter,
+       axis,
+       threshold,
+       n_texts,
+       round(100 * pass_share_a, 1) as pass_a_pct,
+       round(100 * pass_share_b, 1) as pass_b_pct,
+       round(100 * share_flip_a_pass, 1) as flip_a_pass_pct,
+       round(100 * share_flip_b_pass, 1) as flip_b_pass_pct,
+       round(100 * (share_flip_a_pass - share_flip_b_pass), 1) as net_flip_pct
+from stg_tone_threshold_sweep
+order by study, evaluator,
+         coalesce(list_position(['plain', 'style_attention', 'fact_first'], prompt_variant), 99),
+         prompt_variant, rewriter = 'lexical' desc, rewriter,
+         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis, threshold;

@@ -1,0 +1,42 @@
+-- Does a judge score the same text higher when it sounds confident (native) than when it sounds
+-- hesitant (non-native), and by more than asking it again moves a score? gap = mean over texts of
+-- mean score(A) − mean score(B), 1–10, with its 95% bootstrap CI over texts and the paired
+-- Wilcoxon p. noise = the SD one text's gap has from repeat noise alone (pooled repeat SD ×
+-- sqrt(2 / repeats)); distinguishable: the CI excludes 0 and |gap| > noise. win_ratio = texts
+-- A > B per text B > A (ties left out; null when B never wins). Flips: the verdict (version mean
+-- ≥ threshold) passes for A and fails for B, and the reverse, in percent of texts; a_vs_orig /
+-- b_vs_orig: each version's gap to the unrewritten original.
+create or replace view tbl_tone_gaps as
+select study,
+       evaluator,
+       prompt_variant,
+       rewriter,
+       axis,
+       pole_a || ' vs ' || pole_b as contrast,
+       n_texts,
+       round(gap, 3) as gap,
+       round(gap_lo, 3) as gap_lo,
+       round(gap_hi, 3) as gap_hi,
+       wilcoxon_p,
+       round(rank_biserial, 3) as rank_biserial,
+       round(noise_sd, 3) as noise_sd,
+       round(noise_yardstick, 3) as noise,
+       round(gap_to_noise, 2) as gap_to_noise,
+       case when distinguishable then 'yes' when distinguishable is null then null else 'no' end
+           as distinguishable,
+       n_a_wins,
+       n_b_wins,
+       n_ties,
+       round(win_ratio, 2) as win_ratio,
+       threshold,
+       round(100 * share_flip_a_pass, 1) as flip_a_pass_pct,
+       round(100 * share_flip_b_pass, 1) as flip_b_pass_pct,
+       round(gap_a_orig, 3) as a_vs_orig,
+       round(gap_b_orig, 3) as b_vs_orig,
+       round(100 * ok_rate_a, 1) as ok_a_pct,
+       round(100 * ok_rate_b, 1) as ok_b_pct
+from stg_tone_gaps
+order by study, evaluator,
+         coalesce(list_position(['plain', 'style_attention', 'fact_first'], prompt_variant), 99),
+         prompt_variant, rewriter = 'lexical' desc, rewriter,
+         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis;

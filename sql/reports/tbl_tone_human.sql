@@ -1,0 +1,20 @@
+-- Does the judge track humans on the original texts, and is its tone gap larger for better or
+-- worse texts? Spearman rho (p) of the original's mean score with the human rating, and of the
+-- per-text gap A − B with the human rating (rho > 0: the gap grows with human-rated quality).
+create or replace view tbl_tone_human as
+select study,
+       evaluator,
+       prompt_variant,
+       rewriter,
+       axis,
+       n_originals,
+       round(rho_original, 3) as rho_original,
+       p_original,
+       n_texts,
+       round(rho_gap_human, 3) as rho_gap_human,
+       p_gap_human
+from stg_tone_human_relation
+order by study, evaluator,
+         coalesce(list_position(['plain', 'style_attention', 'fact_first'], prompt_variant), 99),
+         prompt_variant, rewriter = 'lexical' desc, rewriter,
+         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis;

@@ -1,0 +1,5 @@
+-- One row per tone comparison: Spearman of the original's score and of the gap with humans.
+create or replace view stg_tone_human_relation as
+select study, evaluator, model, prompt_variant, rewriter, axis, n_originals, rho_original,
+       p_original, n_texts, rho_gap_human, p_gap_human
+from read_parquet('${warehouse}/tone_human_relation/*.parquet', union_by_name = true);

@@ -1,0 +1,1 @@
+"""Tone stress test: does a judge reward how a text sounds rather than what it says?"""
