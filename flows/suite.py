@@ -6,6 +6,7 @@ from prefect import flow
 
 from flows.accuracy_study import accuracy_study
 from flows.rating_study import rating_study
+from flows.tone_study import tone_study
 from judgelab.study import load_study, study_files
 
 
@@ -15,6 +16,6 @@ def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
     results = []
     for path in study_files(suite_file):
         study = load_study(path, sample_size=sample_size)
-        run = accuracy_study if study.type == "accuracy" else rating_study
+        run = {"rating": rating_study, "accuracy": accuracy_study, "tone": tone_study}[study.type]
         results.append(run(study_file=str(path), sample_size=sample_size))
     return results

@@ -19,7 +19,27 @@ from judgelab.study import StudyError, load_study  # noqa: E402
 from schemas.validate import TableError  # noqa: E402
 
 # the table `judgelab run` prints per study type
-MAIN_TABLES = {"rating": "tbl_rating_performance", "accuracy": "tbl_accuracy_by_design"}
+MAIN_TABLES = {
+    "rating": "tbl_rating_performance",
+    "accuracy": "tbl_accuracy_by_design",
+    "tone": "tbl_rewrite_pass_rates",
+}
+TONE_COLUMNS = [
+    "study",
+    "evaluator",
+    "prompt_variant",
+    "rewriter",
+    "n_texts",
+    "gap",
+    "gap_lo",
+    "gap_hi",
+    "wilcoxon_p",
+    "noise",
+    "distinguishable",
+    "win_ratio",
+    "flip_a_pass_pct",
+    "flip_b_pass_pct",
+]
 
 
 def _print_frame(frame: pl.DataFrame) -> None:
@@ -76,7 +96,21 @@ def cmd_run(args: argparse.Namespace) -> int:
             Settings(), f"select * from {view} where list_contains(?, study)", [studies]
         )
         print(f"{view}:")
-        _print_frame(compact(table) if kind == "rating" else table.drop("model", "truth_source"))
+        if kind == "rating":
+            _print_frame(compact(table))
+        elif kind == "accuracy":
+            _print_frame(table.drop("model", "truth_source"))
+        else:
+            _print_frame(table.drop("study"))
+            print(
+                "Only rewrites that pass every check are scored; a low pass rate means few "
+                "versions (the embedded 135M model rarely keeps facts and length while "
+                "moving the tone).\ntbl_tone_gaps (gap = high − low confidence, overall 1–10):"
+            )
+            gaps = warehouse.query(
+                Settings(), "select * from tbl_tone_gaps where list_contains(?, study)", [studies]
+            )
+            _print_frame(gaps.select(TONE_COLUMNS))
         if "note" in table.columns:
             notes = table.filter(pl.col("note").is_not_null()).select("judge", "note").unique()
             for judge, note in notes.sort("judge").rows():

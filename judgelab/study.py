@@ -109,6 +109,31 @@ class QaFile(BaseModel):
     domain_column: str | None = None  # strata for sampling; one domain "all" if absent
 
 
+class TextFile(BaseModel):
+    """A user's own texts for the tone stress test (`type = "tone"`, `benchmark = "file"`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str  # relative paths resolve against the study file's folder
+    id_column: str = "id"
+    text_column: str = "text"
+    score_column: str | None = None  # a human score, e.g. an application's panel score
+    domain_column: str | None = None
+
+
+class Tone(BaseModel):
+    """The tone stress test's knobs (`[study.tone]`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    axes: list[str] = Field(default_factory=lambda: ["confidence"])  # prompts/tone/axes/*.toml
+    lexical: bool = True  # the rule-based rewriter (control arm: content frozen by construction)
+    length_tolerance: float = Field(default=0.05, gt=0, lt=1)
+    similarity_min: float = Field(default=0.9, ge=-1, le=1)  # cosine to the original
+    similarity_model: str = "local/all-minilm-l6-v2"  # or any litellm embedding model
+    threshold: float | None = None  # accept at overall ≥ this; default: the genre's task.toml
+
+
 class Analysis(BaseModel):
     """Knobs of the analysis stages (all seeded, so tables are reproducible)."""
 
@@ -129,11 +154,14 @@ class Study(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    type: Literal["rating", "accuracy"] = "rating"  # scalar ratings, or TRUE/FALSE verdicts
+    type: Literal["rating", "accuracy", "tone"] = "rating"  # ratings, verdicts, tone test
     task: str  # prompt folder under prompts/
-    benchmark: Literal["vader", "convabuse", "truthfulqa", "file"]
+    benchmark: Literal["vader", "convabuse", "truthfulqa", "ukpconvarg1", "file"]
     data: RatingFile | None = None  # rating study, benchmark = "file"
     qa_data: QaFile | None = None  # accuracy study, benchmark = "file"
+    texts: TextFile | None = None  # tone study, benchmark = "file"
+    tone: Tone = Field(default_factory=Tone)
+    rewriter: Judge | None = None  # tone study: the one LLM rewriter (top-level [rewriter])
     share_correct: float = Field(default=0.5, ge=0, le=1)  # truthfulqa: share of right answers
     # accuracy studies: each judge is run at each effort ("default" sends none); a provider
     # without the control gets one design labelled "n/a" instead of a faked factor
@@ -151,16 +179,16 @@ class Study(BaseModel):
 
     @property
     def items_part(self) -> str:
-        """The part name of this study's item tables: a user file's and a QA sample's (drawn
-        while loading) are per study, a built-in rating benchmark's is shared."""
+        """The part name of this study's item tables: a user file's and a QA or tone sample's
+        (drawn while loading) are per study, a built-in rating benchmark's is shared."""
         return self.benchmark if self.benchmark in ("vader", "convabuse") else self.name
 
     @model_validator(mode="after")
     def data_matches_benchmark(self) -> Study:
-        table = "qa_data" if self.type == "accuracy" else "data"
-        given = self.qa_data if self.type == "accuracy" else self.data
-        other = self.data if self.type == "accuracy" else self.qa_data
-        if (self.benchmark == "file") != (given is not None) or other is not None:
+        table = {"rating": "data", "accuracy": "qa_data", "tone": "texts"}[self.type]
+        given = getattr(self, table)
+        other = [t for t in ("data", "qa_data", "texts") if t != table and getattr(self, t)]
+        if (self.benchmark == "file") != (given is not None) or other:
             raise ValueError(
                 f'a [study.{table}] table is required exactly when benchmark = "file" '
                 f"(in a {self.type} study)"
@@ -170,6 +198,16 @@ class Study(BaseModel):
     @model_validator(mode="after")
     def fits_type(self) -> Study:
         """Rating and accuracy studies take different benchmarks, scales and factors."""
+        if self.type == "tone":
+            if self.benchmark not in ("ukpconvarg1", "file"):
+                raise ValueError(f"a tone study cannot use benchmark {self.benchmark!r}")
+            if self.rewriter and self.rewriter.name in {j.name for j in self.judges}:
+                raise ValueError("the rewriter needs a name of its own (not an evaluator's)")
+            if self.baselines or self.reasoning_efforts is not None:
+                raise ValueError("a tone study has neither baselines nor reasoning_efforts")
+            return self
+        if self.rewriter is not None:
+            raise ValueError('[rewriter] belongs to type = "tone" studies')
         if self.type == "accuracy":
             if self.benchmark not in ("truthfulqa", "file"):
                 raise ValueError(f"an accuracy study cannot use benchmark {self.benchmark!r}")
@@ -178,8 +216,8 @@ class Study(BaseModel):
             if self.baselines:
                 raise ValueError("baselines are rating classifiers; an accuracy study has none")
         else:
-            if self.benchmark == "truthfulqa":
-                raise ValueError('benchmark "truthfulqa" needs type = "accuracy"')
+            if self.benchmark in ("truthfulqa", "ukpconvarg1"):
+                raise ValueError(f"benchmark {self.benchmark!r} is not a rating benchmark")
             if "verdict" in self.scales:
                 raise ValueError('the "verdict" scale belongs to type = "accuracy" studies')
             if self.reasoning_efforts is not None:
@@ -218,10 +256,12 @@ def _read_toml(path: Path) -> dict:
 def load_study(path: str | Path, **overrides) -> Study:
     """Parse and validate a study file; `overrides` replace top-level fields (e.g. sample_size)."""
     path = Path(path)
-    doc = _read_toml(path)
-    doc = doc.get("study", {}) | {"judges": doc.get("judges", [])}
+    raw = _read_toml(path)
+    doc = raw.get("study", {}) | {"judges": raw.get("judges", [])}
+    if "rewriter" in raw:
+        doc["rewriter"] = raw["rewriter"]
     doc |= {k: v for k, v in overrides.items() if v is not None}
-    for table in ("data", "qa_data"):
+    for table in ("data", "qa_data", "texts"):
         if isinstance(doc.get(table), dict) and "path" in doc[table]:
             doc[table]["path"] = str((path.parent / doc[table]["path"]).resolve())
     try:

@@ -13,18 +13,20 @@ from tasks.judging.keys import call_key, canonical_json, request_params
 from tasks.judging.scales import Scale
 
 
-def sample_items(items: pl.DataFrame, n: int, seed: int) -> pl.DataFrame:
+def sample_items(
+    items: pl.DataFrame, n: int, seed: int, id_column: str = "item_id"
+) -> pl.DataFrame:
     """Seeded sample stratified by domain (equal shares, remainder to the first); 0 = all."""
     if n == 0 or n >= items.height:
-        return items.sort("item_id")
+        return items.sort(id_column)
     domains = sorted(items["domain"].unique().to_list())
     share, extra = divmod(n, len(domains))
     parts = []
     for i, domain in enumerate(domains):
-        pool = items.filter(pl.col("domain") == domain).sort("item_id")
+        pool = items.filter(pl.col("domain") == domain).sort(id_column)
         k = min(pool.height, share + (1 if i < extra else 0))
         parts.append(pool.sample(k, seed=seed + i))
-    return pl.concat(parts).sort("item_id")
+    return pl.concat(parts).sort(id_column)
 
 
 def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:

@@ -100,11 +100,18 @@ def missing_calls(
 
 @task(name="judge-shard")
 def judge_shard(
-    study: Study, settings: Settings, judge_name: str, shard: int, n_shards: int, run_id: str
+    study: Study,
+    settings: Settings,
+    judge_name: str,
+    shard: int,
+    n_shards: int,
+    run_id: str,
+    part: str | None = None,
 ) -> dict[str, int]:
-    """Make this shard's missing calls; results reach the store in small atomic batches."""
-    judge = next(j for j in study.judges if j.name == judge_name)
-    plan = warehouse.read_table(settings, "plan", study.name)
+    """Make this shard's missing calls; results reach the store in small atomic batches.
+    `part` names the plan part (default: the study's; the tone test has two)."""
+    judge = next(j for j in [*study.judges, study.rewriter] if j and j.name == judge_name)
+    plan = warehouse.read_table(settings, "plan", part or study.name)
     todo = missing_calls(plan, store.done_keys(settings.store_dir), judge_name, shard, n_shards)
     if todo.is_empty():
         return {}
@@ -209,9 +216,11 @@ def accuracy_stage(study: Study, settings: Settings) -> int:
 
 
 @task(name="costs")
-def cost_stage(study: Study, settings: Settings) -> int:
+def cost_stage(study: Study, settings: Settings, parts: list[str] | None = None) -> int:
     """Requests, tokens and cost per design cell (litellm's offline price table)."""
-    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
+    plan = pl.concat(
+        warehouse.read_table(settings, "plan", p, DESIGN_COLUMNS) for p in parts or [study.name]
+    )
     judgments = store.latest(
         store.read_store(
             settings.store_dir,

@@ -10,7 +10,9 @@ from tasks.judging.scales import Scale
 
 
 def response_format(judge: Judge, scale: Scale) -> dict | None:
-    """The litellm/OpenAI `response_format` this judge sends for this scale."""
+    """The litellm/OpenAI `response_format` this judge sends for this scale (none for text)."""
+    if not scale.structured:
+        return None
     if judge.response_format == "json_schema":
         return {
             "type": "json_schema",

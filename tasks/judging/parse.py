@@ -26,9 +26,47 @@ def _verdict(obj: object, scale: Scale) -> tuple[str, float | None] | None:
     return OK, float(upper.index(value.strip().upper()))
 
 
+def rubric(raw: str | None, scale: Scale) -> dict | None:
+    """The outermost JSON object of a rubric answer (nested, so the flat pattern won't do)."""
+    if not raw or "{" not in raw:
+        return None
+    try:
+        obj = json.loads(raw[raw.index("{") : raw.rindex("}") + 1])
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _rubric(raw: str | None, scale: Scale) -> tuple[str, float | None]:
+    """ok when every criterion has a score in 1..criterion_max and overall is on the scale."""
+    obj = rubric(raw, scale)
+    crit = obj.get("criteria") if obj else None
+    overall = obj.get("overall") if obj else None
+    if not isinstance(crit, dict) or not _number(overall):
+        return UNPARSEABLE, None
+    scores = [
+        (crit.get(c) or {}).get("score") if isinstance(crit.get(c), dict) else None
+        for c in scale.criteria
+    ]
+    if not all(_number(s) for s in scores):
+        return UNPARSEABLE, None
+    if not scale.contains(float(overall)) or not all(1 <= s <= scale.criterion_max for s in scores):
+        return OUT_OF_RANGE, None
+    return OK, float(overall)
+
+
+def _number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
 def parse_score(raw: str | None, scale: Scale) -> tuple[str, float | None]:
     """Take the first JSON object with a numeric `score` (or, on a verdict scale, a `verdict`
     naming a category); code fences and chatter tolerated."""
+    if scale.text:  # free text (a rewrite): ok when non-empty; the score is its word count
+        words = len((raw or "").split())
+        return (OK, float(words)) if words else (UNPARSEABLE, None)
+    if scale.criteria:
+        return _rubric(raw, scale)
     if not raw:
         return UNPARSEABLE, None
     for candidate in _OBJECT.findall(raw):

@@ -49,8 +49,33 @@ def render_verdict_system(template: Template, scale: Scale) -> str:
     return string.Template(template.text).substitute(examples="\n\n".join(examples)).strip()
 
 
+def render_rubric_system(template: Template, scale: Scale) -> str:
+    """Fill an evaluator template: the genre, its criteria with their meaning, the answer."""
+    cfg = task_config(template.task)
+    missing = set(scale.criteria) ^ set(cfg["criteria"])
+    if missing:
+        raise ValueError(
+            f"prompts/{template.task}/task.toml and scale {scale.name!r} name different "
+            f"criteria: {sorted(missing)}"
+        )
+    return (
+        string.Template(template.text)
+        .substitute(
+            genre=cfg["genre"],
+            criteria="\n".join(f"- {c}: {cfg['criteria'][c]}" for c in scale.criteria),
+            criterion_max=scale.criterion_max,
+            min=scale.fmt(scale.min),
+            max=scale.fmt(scale.max),
+            answer_hint=scale.answer_hint(),
+        )
+        .strip()
+    )
+
+
 def render_system(template: Template, scale: Scale) -> str:
     """Fill the template for one scale; worked examples are shown on that scale."""
+    if scale.criteria:
+        return render_rubric_system(template, scale)
     if scale.categories:
         return render_verdict_system(template, scale)
     cfg = task_config(template.task)

@@ -130,6 +130,10 @@ class FakeJudge(CustomLLM):
         u = int.from_bytes(digest[:4], "big") / 2**32
         if "verdict" in schema.get("properties", {}):
             return self._verdict(model, messages, optional_params, schema, digest, u)
+        if "criteria" in schema.get("properties", {}):
+            return self._rubric(model, messages, optional_params, schema, digest, u)
+        if not schema:  # free text (a rewrite): echo the text the prompt wraps in <text> tags
+            return self._echo(model, messages)
         score = schema.get("properties", {}).get("score", {"minimum": 1, "maximum": 7})
         lo, hi = score["minimum"], score["maximum"]
         if model == "planted":
@@ -159,8 +163,51 @@ class FakeJudge(CustomLLM):
             content = json.dumps({"verdict": categories[int(pick)]})
         return _response(f"fake/{model}", content, 10, 5)
 
+    @staticmethod
+    def _rubric(
+        model: str, messages: list, params: dict, schema: dict, digest: bytes, u: float
+    ) -> ModelResponse:
+        """Rubric scales: `hash` scores by hash; `planted` scores `base` (default 6), plus
+        `tone_bonus` when the text has at least `booster_min` boosters per 100 words (the
+        confidence axis's high-pole markers), plus normal noise of sd `noise`, seeded by the
+        messages and the request's seed (so repeats differ)."""
+        props = schema["properties"]
+        names = list(props["criteria"]["properties"])
+        lo, hi = props["overall"]["minimum"], props["overall"]["maximum"]
+        if model == "planted":
+            text = messages[-1]["content"].removeprefix('Text: "').removesuffix('"')
+            seed = str(params.get("seed")).encode()
+            value = params.get("base", 6.0) + params.get("noise", 0.0) * random.Random(
+                digest + seed
+            ).gauss(0.0, 1.0)
+            if _booster_density(text) >= params.get("booster_min", 1e9):
+                value += params.get("tone_bonus", 0.0)
+            overall = int(min(hi, max(lo, round(value))))
+        else:
+            overall = int(lo + round(u * (hi - lo)))
+        crit = {n: {"score": 3, "justification": "fake"} for n in names}
+        content = {"criteria": crit, "overall": overall, "strengths": "s", "weaknesses": "w"}
+        if model == "out_of_range":
+            content["overall"] = hi + 1
+        return _response(f"fake/{model}", json.dumps(content), 10, 5)
+
+    @staticmethod
+    def _echo(model: str, messages: list) -> ModelResponse:
+        prompt = messages[-1]["content"]
+        text = prompt.split("<text>", 1)[-1].split("</text>", 1)[0].strip()
+        return _response(f"fake/{model}", f"{text}\nCHANGES: none", 10, 5)
+
     async def acompletion(self, *args, **kwargs):
         return self.completion(*args, **kwargs)
+
+
+def _booster_density(text: str) -> float:
+    """Boosters per 100 words, with the confidence axis's high-pole lexicon."""
+    from tasks.tone.axes import load_axis
+    from tasks.tone.checks import marker_count, words
+
+    n = len(words(text))
+    return 100 * marker_count(text, load_axis("confidence").pole("high").markers) / n if n else 0.0
 
 
 def _planted_verdict(messages: list, params: dict, digest: bytes) -> bool:

@@ -21,11 +21,23 @@ class Scale:
     max: float
     step: float
     categories: tuple[str, ...] = ()  # a verdict scale: answer i of these scores i
+    # a rubric scale: each criterion scored 1..criterion_max with a justification, then an
+    # overall score on [min, max] (the call's score); a text scale: free text (rewrites)
+    criteria: tuple[str, ...] = ()
+    criterion_max: int = 4
+    text: bool = False
 
     @property
     def field(self) -> str:
-        """The JSON key a judge answers with."""
+        """The JSON key that carries the score."""
+        if self.criteria:
+            return "overall"
         return "verdict" if self.categories else "score"
+
+    @property
+    def structured(self) -> bool:
+        """Whether answers are JSON (a text scale's are not)."""
+        return not self.text
 
     @property
     def decimals(self) -> int:
@@ -49,7 +61,10 @@ class Scale:
         return self.from_unit(0.5)
 
     def grid(self) -> list[str]:
-        """Every answer a constrained decoder may emit, formatted as in prompts (JSON)."""
+        """Every answer a constrained decoder may emit, formatted as in prompts (JSON); for a
+        rubric, the overall score's grid; a text scale has none."""
+        if self.text:
+            return []
         if self.categories:
             return [json.dumps(c) for c in self.categories]
         n = round((self.max - self.min) / self.step)
@@ -60,12 +75,54 @@ class Scale:
 
     def answer_hint(self) -> str:
         """How the answer looks, for prompts and re-asks."""
+        if self.text:
+            return "the rewritten text"
+        if self.criteria:
+            one = f'{{"score": <1 to {self.criterion_max}>, "justification": "<one sentence>"}}'
+            crit = ", ".join(f'"{c}": {one}' for c in self.criteria)
+            return (
+                f'{{"criteria": {{{crit}}}, "overall": <{self.fmt(self.min)} to '
+                f'{self.fmt(self.max)}>, "strengths": "<one sentence>", '
+                f'"weaknesses": "<one sentence>"}}'
+            )
         if self.categories:
             return " or ".join(f'{{"verdict": "{c}"}}' for c in self.categories)
         return f'{{"score": <a number from {self.fmt(self.min)} to {self.fmt(self.max)}>}}'
 
     def json_schema(self) -> dict:
-        """Schema for `{"score": …}` or `{"verdict": …}`; structured-output providers enforce it."""
+        """Schema for `{"score": …}`, `{"verdict": …}` or a rubric; structured-output providers
+        enforce it. A text scale has none."""
+        if self.criteria:
+            criterion = {
+                "type": "object",
+                "properties": {
+                    "score": {"type": "integer", "minimum": 1, "maximum": self.criterion_max},
+                    "justification": {"type": "string"},
+                },
+                "required": ["score", "justification"],
+                "additionalProperties": False,
+            }
+            text = {"type": "string"}
+            return {
+                "type": "object",
+                "properties": {
+                    "criteria": {
+                        "type": "object",
+                        "properties": dict.fromkeys(self.criteria, criterion),
+                        "required": list(self.criteria),
+                        "additionalProperties": False,
+                    },
+                    "overall": {
+                        "type": "integer",
+                        "minimum": int(self.min),
+                        "maximum": int(self.max),
+                    },
+                    "strengths": text,
+                    "weaknesses": text,
+                },
+                "required": ["criteria", "overall", "strengths", "weaknesses"],
+                "additionalProperties": False,
+            }
         if self.categories:
             return {
                 "type": "object",
@@ -92,6 +149,10 @@ class Scale:
         material = {"name": self.name, "min": self.min, "max": self.max, "step": self.step}
         if self.categories:  # only verdict scales carry it: numeric scales keep their keys
             material["categories"] = list(self.categories)
+        if self.criteria:
+            material |= {"criteria": list(self.criteria), "criterion_max": self.criterion_max}
+        if self.text:
+            material["text"] = True
         return material
 
 
@@ -105,6 +166,9 @@ def load_scales(path: Path = SCALES_FILE) -> dict[str, Scale]:
             max=float(s["max"]),
             step=float(s["step"]),
             categories=tuple(s.get("categories", ())),
+            criteria=tuple(s.get("criteria", ())),
+            criterion_max=int(s.get("criterion_max", 4)),
+            text=bool(s.get("text", False)),
         )
         for name, s in doc.items()
     }

@@ -1,5 +1,7 @@
 """Scales: grids, positions and the llama.cpp grammar that only admits grid values."""
 
+import json
+
 import pytest
 
 from tasks.judging.grammar import grammar_text, score_grammar
@@ -16,6 +18,8 @@ def test_the_four_paper_scales_and_the_verdict() -> None:
         "unit": (0, 1, 101),
         "pct100": (0, 100, 101),
         "verdict": (0, 1, 2),
+        "rubric_argument": (1, 10, 10),  # the overall score; criteria 1–4 each
+        "rewrite": (0, 100000, 0),  # free text: no grid
     }
 
 
@@ -52,7 +56,7 @@ def test_grammar_enumerates_exactly_the_grid() -> None:
     assert '"4"' not in text and '"-4"' not in text
 
 
-@pytest.mark.parametrize("name", list(SCALES))
+@pytest.mark.parametrize("name", [n for n, s in SCALES.items() if s.structured])
 def test_grammar_compiles_in_llama_cpp(name: str) -> None:
     assert score_grammar(SCALES[name].json_schema()) is not None
 
@@ -69,3 +73,22 @@ def test_fake_judge_answers_verdict_scales() -> None:
     assert json.loads(out.choices[0].message.content)["verdict"] in ("TRUE", "FALSE")
     bad = FakeJudge().completion("out_of_range", msgs, schema)
     assert json.loads(bad.choices[0].message.content) == {"verdict": "MAYBE"}
+
+
+def test_rubric_and_text_answers() -> None:
+    from tasks.judging.parse import parse_score
+
+    r = SCALES["rubric_argument"]
+    crit = {c: {"score": 3, "justification": "ok"} for c in r.criteria}
+    good = {"criteria": crit, "overall": 7, "strengths": "s", "weaknesses": "w"}
+    assert parse_score("Here: " + json.dumps(good), r) == ("ok", 7.0)
+    assert parse_score(json.dumps(good | {"overall": 11}), r) == ("out_of_range", None)
+    bad_crit = {**crit, "claim": {"score": 5, "justification": "x"}}
+    assert parse_score(json.dumps(good | {"criteria": bad_crit}), r) == ("out_of_range", None)
+    missing = {k: v for k, v in crit.items() if k != "support"}
+    assert parse_score(json.dumps(good | {"criteria": missing}), r) == ("unparseable", None)
+    assert score_grammar(r.json_schema()) is not None  # compiles in llama.cpp
+    text = SCALES["rewrite"]
+    assert parse_score("Three words here", text) == ("ok", 3.0)
+    assert parse_score("   ", text) == ("unparseable", None)
+    assert not text.structured  # no response_format, no grammar: free generation

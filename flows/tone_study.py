@@ -1,0 +1,40 @@
+"""Tone stress-test flow: texts → rewrites (LLM + rules) → checks → evaluations → analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import flow
+from prefect.runtime import flow_run
+
+from flows.common import judge_all
+from judgelab.settings import Settings
+from judgelab.study import load_study
+from tasks import stages
+from tasks.tone import stages as tone
+
+
+@flow(name="tone-study")
+def tone_study(study_file: str, sample_size: int | None = None) -> dict:
+    """Run one tone stress test end to end; returns call counts before and calls made now."""
+    settings = Settings()
+    study = load_study(Path(study_file), sample_size=sample_size)
+    run_id = str(flow_run.get_id() or "local")
+    tone.load_texts(study, settings)
+    rewrites = tone.plan_rewrites(study, settings)
+    made = judge_all(study, settings, rewrites, run_id, tone.rewrite_part(study))
+    checked = tone.versions_and_checks(study, settings)
+    evaluations = tone.plan_evaluations(study, settings)
+    made |= judge_all(study, settings, evaluations, run_id, tone.eval_part(study))
+    tone.tone_analysis(study, settings)
+    stages.cost_stage(study, settings, [tone.rewrite_part(study), tone.eval_part(study)])
+    views = stages.publish_stage(settings)
+    return {
+        "study": study.name,
+        "type": study.type,
+        "run_id": run_id,
+        "before": rewrites | evaluations,
+        "made": made,
+        "checked": checked,
+        "views": views,
+    }

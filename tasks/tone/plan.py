@@ -1,0 +1,127 @@
+"""The tone test's calls as plan rows: one LLM rewrite per text × axis × pole, then one
+evaluation per evaluator × prompt variant × scored version × repeat (each version in its own
+call, never beside its twin)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from judgelab.study import Judge, Study
+from schemas.plan import Plan
+from schemas.validate import validate
+from tasks.judging import prompts
+from tasks.judging.efforts import effort_designs
+from tasks.judging.keys import call_key, canonical_json, request_params
+from tasks.judging.scales import Scale
+from tasks.tone.axes import Axis, render_rewrite_prompt
+
+REWRITE_SCALE = "rewrite"
+
+
+def _row(
+    study: Study,
+    judge: Judge,
+    label: str,
+    level: str,
+    version: str,
+    scale: Scale,
+    scale_name: str,
+    item_id: str,
+    repeat: int,
+    msgs: list[dict],
+    params: dict,
+) -> tuple:
+    return (
+        call_key(judge.model, msgs, scale, params, repeat),
+        study.name,
+        judge.name,
+        judge.model,
+        study.task,
+        level,
+        version,
+        scale_name,
+        label,
+        item_id,
+        repeat,
+        canonical_json(msgs),
+        canonical_json(params),
+    )
+
+
+def _frame(rows: list[tuple]) -> pl.DataFrame:
+    columns = Plan.to_schema().columns
+    schema = {c: pl.Int64 if c == "repeat" else pl.String for c in columns}
+    plan = pl.DataFrame(rows, schema=schema, orient="row")
+    return validate(plan.with_columns(pl.col("repeat").cast(pl.Int64)), Plan)
+
+
+def rewrite_plan(
+    study: Study, texts: pl.DataFrame, axes: dict[str, Axis], scales: dict[str, Scale]
+) -> pl.DataFrame:
+    """One rewrite call per text × axis × pole by the study's LLM rewriter (prompt level
+    `<axis>:<pole>`, prompt version = the axis file's version); empty without a rewriter."""
+    if study.rewriter is None:
+        return _frame([])
+    scale = scales[REWRITE_SCALE]
+    ((label, judge),) = effort_designs(study.rewriter, None)
+    params = request_params(judge, scale)
+    rows = []
+    for name in study.tone.axes:
+        axis = axes[name]
+        for pole in axis.poles:
+            for text_id, text in texts.select("text_id", "text").iter_rows():
+                prompt = render_rewrite_prompt(axis, pole, text, study.tone.length_tolerance)
+                msgs = [{"role": "user", "content": prompt}]
+                rows.append(
+                    _row(
+                        study,
+                        judge,
+                        label,
+                        f"{name}:{pole}",
+                        axis.version,
+                        scale,
+                        REWRITE_SCALE,
+                        text_id,
+                        0,
+                        msgs,
+                        params,
+                    )
+                )
+    return _frame(rows)
+
+
+def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:
+    """One call per evaluator × prompt variant × scale × version × repeat. Repeats differ by
+    their key and by their seed (the judge's seed + repeat), so a sampling evaluator's
+    run-to-run noise is measured rather than replayed."""
+    rows = []
+    for configured in study.judges:
+        for label, judge in effort_designs(configured, None):
+            for variant in study.prompt_levels:
+                template = prompts.load_template(study.task, variant, study.prompt_version)
+                for scale_name in study.scales:
+                    scale = scales[scale_name]
+                    system = prompts.render_system(template, scale)
+                    for version_id, text in versions.select("version_id", "text").iter_rows():
+                        msgs = prompts.messages(system, text)
+                        for repeat in range(study.repeats):
+                            seeded = judge.model_copy(
+                                update={"seed": None if judge.seed is None else judge.seed + repeat}
+                            )
+                            params = request_params(seeded, scale)
+                            rows.append(
+                                _row(
+                                    study,
+                                    judge,
+                                    label,
+                                    variant,
+                                    study.prompt_version,
+                                    scale,
+                                    scale_name,
+                                    version_id,
+                                    repeat,
+                                    msgs,
+                                    params,
+                                )
+                            )
+    return _frame(rows)

@@ -1,0 +1,157 @@
+"""The tone stress test's stages as Prefect tasks: read tables, call pure transforms, write."""
+
+from __future__ import annotations
+
+import polars as pl
+from prefect import task
+
+from judgelab.settings import Settings
+from judgelab.study import Study
+from schemas.rewrite_checks import RewriteChecks
+from schemas.validate import validate
+from tasks import stages, warehouse
+from tasks.judging import prompts, store
+from tasks.judging.scales import load_scales
+from tasks.plan import sample_items
+from tasks.sources import fetch
+from tasks.tone import analysis, checks, lexical, plan, scores, similarity, versions
+from tasks.tone.axes import load_axis
+from tasks.tone.texts import UKP_FOLDER, load_text_file, load_ukp
+
+
+def rewrite_part(study: Study) -> str:
+    return f"{study.name}.rewrite"
+
+
+def eval_part(study: Study) -> str:
+    return f"{study.name}.eval"
+
+
+def _axes(study: Study) -> dict:
+    return {name: load_axis(name) for name in study.tone.axes}
+
+
+def _latest(settings: Settings, columns: list[str]) -> pl.DataFrame:
+    return store.latest(store.read_store(settings.store_dir, [*columns, "created_at"]))
+
+
+@task(name="load-texts")
+def load_texts(study: Study, settings: Settings) -> int:
+    """UKPConvArg1 (checksum-verified) or the user's file → a sample stratified by domain."""
+    if study.texts is not None:
+        t = study.texts
+        texts = load_text_file(t.path, t.id_column, t.text_column, t.score_column, t.domain_column)
+    else:
+        first = fetch(["ukpconvarg1"], settings)[0]
+        folder = next(p for p in first.parents if p.name == UKP_FOLDER)
+        texts = load_ukp(folder.parent)
+    texts = sample_items(texts, study.sample_size, study.seed, id_column="text_id")
+    warehouse.write_table(settings, texts, "tone_texts", study.name)
+    return texts.height
+
+
+@task(name="plan-rewrites")
+def plan_rewrites(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
+    texts = warehouse.read_table(settings, "tone_texts", study.name)
+    table = plan.rewrite_plan(study, texts, _axes(study), load_scales())
+    warehouse.write_table(settings, table, "plan", rewrite_part(study))
+    store.ensure_store(settings.store_dir)
+    return stages.call_counts(table, store.done_keys(settings.store_dir))
+
+
+@task(name="versions-and-checks")
+def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
+    """Originals, rule-based and LLM rewrites → `tone_versions`; every rewrite checked (facts,
+    length, direction, diversity, meaning) → `rewrite_checks`. Failed calls count as failed."""
+    texts = warehouse.read_table(settings, "tone_texts", study.name)
+    axes = _axes(study)
+    parts = [versions.originals(study.name, texts)]
+    if study.tone.lexical:
+        parts += [
+            versions.lexical(study.name, lexical.lexical_versions(texts, axis, study.seed))
+            for axis in axes.values()
+        ]
+    rewrite_plan = warehouse.read_table(settings, "plan", rewrite_part(study))
+    parts.append(
+        versions.llm(study.name, rewrite_plan, _latest(settings, ["key", "status", "raw"]))
+    )
+    table = versions.all_versions(*parts)
+    warehouse.write_table(settings, table, "tone_versions", study.name)
+
+    rewrites = table.filter(pl.col("pole") != versions.ORIGINAL)
+    done = rewrites.filter(pl.col("status") == "ok")
+    found = checks.check_versions(done, texts, axes, study.tone.length_tolerance)
+    originals = dict(texts.select("text_id", "text").iter_rows())
+    cos = similarity.similarity(
+        [originals[t] for t in done["text_id"]], done["text"].to_list(), study.tone.similarity_model
+    )
+    key = ["version_id", "text_id", "axis", "pole", "rewriter"]
+    meaning = (
+        done.select(key)
+        .with_columns(
+            pl.lit("similarity").alias("check"),
+            pl.Series("value", cos, dtype=pl.Float64),
+        )
+        .with_columns(
+            (pl.col("value") >= study.tone.similarity_min).alias("passed"),
+            pl.format("cosine to the original ({})", pl.lit(study.tone.similarity_model)).alias(
+                "detail"
+            ),
+        )
+    )
+    failed_calls = rewrites.filter(pl.col("status") != "ok").select(
+        *key,
+        pl.lit("call").alias("check"),
+        pl.lit(False).alias("passed"),
+        pl.lit(None, pl.Float64).alias("value"),
+        pl.format("rewrite call {}", "status").alias("detail"),
+    )
+    columns = list(RewriteChecks.to_schema().columns)
+    result = validate(
+        pl.concat([f.select(columns) for f in (found, meaning, failed_calls)]), RewriteChecks
+    )
+    warehouse.write_table(settings, result, "rewrite_checks", study.name)
+    passed = result.group_by("version_id").agg(pl.col("passed").all())
+    return {"versions": rewrites.height, "passed": int(passed["passed"].sum())}
+
+
+@task(name="plan-evaluations")
+def plan_evaluations(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
+    """Originals and the rewrites that passed every check, each in its own evaluation call."""
+    table = warehouse.read_table(settings, "tone_versions", study.name)
+    found = warehouse.read_table(settings, "rewrite_checks", study.name)
+    failed = found.group_by("version_id").agg(pl.col("passed").all()).filter(~pl.col("passed"))
+    scored = table.filter(pl.col("status") == "ok").join(failed, on="version_id", how="anti")
+    evals = plan.eval_plan(study, scored, load_scales())
+    warehouse.write_table(settings, evals, "plan", eval_part(study))
+    return stages.call_counts(evals, store.done_keys(settings.store_dir))
+
+
+def threshold(study: Study) -> float:
+    """Accept at overall ≥ this: the study's setting, else the genre's (task.toml)."""
+    return study.tone.threshold or float(prompts.task_config(study.task)["threshold"])
+
+
+@task(name="tone-analysis")
+def tone_analysis(study: Study, settings: Settings) -> int:
+    """Evaluation answers → `tone_scores`, then gaps, noise, flips, criteria, human relation."""
+    evals = warehouse.read_table(settings, "plan", eval_part(study))
+    table = scores.tone_score_rows(
+        evals,
+        _latest(settings, ["key", "status", "score", "raw"]),
+        warehouse.read_table(settings, "tone_versions", study.name),
+        warehouse.read_table(settings, "tone_texts", study.name),
+        load_scales(),
+    )
+    cut, a = threshold(study), study.analysis
+    tables = {
+        "tone_scores": table,
+        "tone_version_scores": analysis.version_scores(table, threshold=cut),
+        "tone_gaps": analysis.tone_gaps(table, threshold=cut, n_boot=a.bootstrap, seed=a.seed),
+        "tone_threshold_sweep": analysis.threshold_sweep(table),
+        "tone_criterion_gaps": analysis.criterion_gaps(table, n_boot=a.bootstrap, seed=a.seed),
+        "tone_human_relation": analysis.human_relation(table),
+    }
+    for name, frame in tables.items():
+        warehouse.write_table(settings, frame, name, study.name)
+    return table.height

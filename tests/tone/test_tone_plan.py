@@ -1,0 +1,46 @@
+"""The tone test's plans: rewrites per text × axis pole; evaluations per version × repeat, with
+a seed per repeat so a sampling evaluator's repeats are real repeats."""
+
+import json
+
+import polars as pl
+
+from judgelab.study import Judge, Study
+from tasks.judging.scales import load_scales
+from tasks.tone.axes import load_axis
+from tasks.tone.plan import eval_plan, rewrite_plan
+
+
+def _study(**kw) -> Study:
+    return Study(
+        name="t",
+        type="tone",
+        task="tone_argument",
+        benchmark="ukpconvarg1",
+        sample_size=0,
+        prompt_levels=["plain", "fact_first"],
+        scales=["rubric_argument"],
+        judges=[Judge(name="e", model="fake/hash", seed=7)],
+        **kw,
+    )
+
+
+TEXTS = pl.DataFrame({"text_id": ["a", "b"], "text": ["It may rain on 3 May.", "Cats purr."]})
+
+
+def test_rewrite_plan_asks_once_per_text_and_pole() -> None:
+    study = _study(rewriter=Judge(name="r", model="fake/echo"), repeats=3)
+    plan = rewrite_plan(study, TEXTS, {"confidence": load_axis("confidence")}, load_scales())
+    assert sorted(plan["prompt_level"].unique()) == ["confidence:high", "confidence:low"]
+    assert plan.height == 4 and plan["key"].n_unique() == 4 and set(plan["repeat"]) == {0}
+    assert plan["params"].str.json_decode().struct.field("response_format").is_null().all()
+    assert rewrite_plan(_study(), TEXTS, {}, load_scales()).is_empty()  # no rewriter, no calls
+
+
+def test_eval_plan_gives_each_repeat_its_own_seed_and_key() -> None:
+    versions = TEXTS.rename({"text_id": "version_id"})
+    plan = eval_plan(_study(repeats=3), versions, load_scales())
+    assert plan.height == 2 * 2 * 3  # variants × versions × repeats
+    assert plan["key"].n_unique() == plan.height
+    seeds = sorted({json.loads(p)["seed"] for p in plan["params"]})
+    assert seeds == [7, 8, 9]
