@@ -14,7 +14,7 @@ def grammar_text(scale: Scale) -> str:
     return f'root ::= "{{\\"{scale.field}\\": " ({values}) "}}"'
 
 
-def rubric_grammar_text(scale: Scale, max_chars: int = 120) -> str:
+def rubric_grammar_text(scale: Scale, max_chars: int = 60) -> str:
     """A rubric answer: each criterion's score on its grid and a short justification string,
     the overall score on the scale's grid, strengths and weaknesses (strings kept short, so a
     small local model cannot ramble)."""

@@ -19,6 +19,7 @@ def test_the_four_paper_scales_and_the_verdict() -> None:
         "pct100": (0, 100, 101),
         "verdict": (0, 1, 2),
         "rubric_argument": (1, 10, 10),  # the overall score; criteria 1–4 each
+        "rubric_application": (1, 10, 10),
         "rewrite": (0, 100000, 0),  # free text: no grid
     }
 
@@ -92,3 +93,17 @@ def test_rubric_and_text_answers() -> None:
     assert parse_score("Three words here", text) == ("ok", 3.0)
     assert parse_score("   ", text) == ("unparseable", None)
     assert not text.structured  # no response_format, no grammar: free generation
+
+
+@pytest.mark.parametrize("task", ["tone_argument", "tone_application"])
+def test_every_evaluator_genre_renders_with_its_rubric(task: str) -> None:
+    """Genres are data: task.toml's criteria must match the rubric scale of the same genre."""
+    from tasks.judging import prompts
+
+    scale = SCALES["rubric_" + task.removeprefix("tone_")]
+    for variant in ("plain", "style_attention", "fact_first"):
+        text = prompts.render_system(prompts.load_template(task, variant), scale)
+        assert all(f"- {c}:" in text for c in scale.criteria)
+    assert "style and overall presentation" in prompts.render_system(
+        prompts.load_template(task, "style_attention"), scale
+    )
