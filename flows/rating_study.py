@@ -43,6 +43,16 @@ def reparse_study(study_file: str) -> dict:
     """Re-parse stored answers and rebuild every table after the judge stage; no model calls."""
     settings = Settings()
     study = load_study(Path(study_file))
+    if study.type == "tone":
+        from tasks.tone import stages as tone
+
+        parts = [tone.rewrite_part(study), tone.eval_part(study)]
+        result = stages.reparse_stage(study, settings, parts)
+        tone.versions_and_checks(study, settings)  # a re-parsed rewrite is checked again
+        tone.tone_analysis(study, settings)
+        stages.cost_stage(study, settings, parts)
+        stages.publish_stage(settings)
+        return result
     result = stages.reparse_stage(study, settings)
     if study.type == "accuracy":
         stages.verdict_stage(study, settings)

@@ -129,9 +129,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     settings = Settings()
     study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
-    stages.load_benchmark.fn(study, settings)
-    counts = stages.make_plan.fn(study, settings)
-    plan = warehouse.read_table(settings, "plan", study.name)
+    if study.type == "tone":
+        from tasks.tone import stages as tone
+
+        tone.load_texts.fn(study, settings)
+        counts = tone.plan_rewrites.fn(study, settings)
+        plan = warehouse.read_table(settings, "plan", tone.rewrite_part(study))
+        print("Tone test: rewrite calls only; evaluation calls are planned once rewrites pass.")
+    else:
+        stages.load_benchmark.fn(study, settings)
+        counts = stages.make_plan.fn(study, settings)
+        plan = warehouse.read_table(settings, "plan", study.name)
     missing = plan.join(store.done_keys(settings.store_dir), on="key", how="anti")
     est = costs.estimate(missing).rename({"calls": "est_calls"})
     table = (

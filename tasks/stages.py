@@ -233,9 +233,13 @@ def cost_stage(study: Study, settings: Settings, parts: list[str] | None = None)
 
 
 @task(name="reparse")
-def reparse_stage(study: Study, settings: Settings) -> dict[str, int]:
+def reparse_stage(
+    study: Study, settings: Settings, parts: list[str] | None = None
+) -> dict[str, int]:
     """Re-parse this study's stored answers; changed rows are rewritten, no call is made."""
-    plan = warehouse.read_table(settings, "plan", study.name, ["key", "scale"]).unique("key")
+    plan = pl.concat(
+        warehouse.read_table(settings, "plan", p, ["key", "scale"]) for p in parts or [study.name]
+    ).unique("key")
     rows = store.latest(store.read_store(settings.store_dir)).join(plan, on="key")
     changed = reparse(rows, load_scales())
     if not changed.is_empty():
