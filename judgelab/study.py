@@ -203,6 +203,8 @@ class Study(BaseModel):
                 raise ValueError(f"a tone study cannot use benchmark {self.benchmark!r}")
             if self.rewriter and self.rewriter.name in {j.name for j in self.judges}:
                 raise ValueError("the rewriter needs a name of its own (not an evaluator's)")
+            if "repeats" not in self.model_fields_set:
+                self.repeats = 3  # the tone test separates run-to-run noise from effect
             if self.baselines or self.reasoning_efforts is not None:
                 raise ValueError("a tone study has neither baselines nor reasoning_efforts")
             return self

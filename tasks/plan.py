@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgelab.study import Study
+from judgelab.study import Judge, Study
 from schemas.plan import Plan
 from schemas.validate import validate
 from tasks.judging import prompts
@@ -29,6 +29,42 @@ def sample_items(
     return pl.concat(parts).sort(id_column)
 
 
+def plan_row(
+    study: Study,
+    judge: Judge,
+    effort: str,
+    level: str,
+    version: str,
+    scale_name: str,
+    scale: Scale,
+    item_id: str,
+    repeat: int,
+    msgs: list[dict],
+    params: dict,
+) -> tuple:
+    """One plan row (columns in `Plan` order) with the key of the call that answers it."""
+    return (
+        call_key(judge.model, msgs, scale, params, repeat),
+        study.name,
+        judge.name,
+        judge.model,
+        study.task,
+        level,
+        version,
+        scale_name,
+        effort,
+        item_id,
+        repeat,
+        canonical_json(msgs),
+        canonical_json(params),
+    )
+
+
+def plan_frame(rows: list[tuple]) -> pl.DataFrame:
+    schema = {c: pl.Int64 if c == "repeat" else pl.String for c in Plan.to_schema().columns}
+    return validate(pl.DataFrame(rows, schema=schema, orient="row"), Plan)
+
+
 def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:
     """One row per judge × reasoning effort × prompt level × scale × item × repeat."""
     quote = study.type == "rating"  # a rated text is quoted; a QA item arrives rendered
@@ -41,30 +77,22 @@ def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> p
                     scale = scales[scale_name]
                     system = prompts.render_system(template, scale)
                     params = request_params(judge, scale)
-                    params_json = canonical_json(params)
                     for item_id, text in items.select("item_id", "text").iter_rows():
                         msgs = prompts.messages(system, text, quote=quote)
-                        msgs_json = canonical_json(msgs)
-                        for repeat in range(study.repeats):
-                            rows.append(
-                                (
-                                    call_key(judge.model, msgs, scale, params, repeat),
-                                    study.name,
-                                    judge.name,
-                                    judge.model,
-                                    study.task,
-                                    level,
-                                    study.prompt_version,
-                                    scale_name,
-                                    effort,
-                                    item_id,
-                                    repeat,
-                                    msgs_json,
-                                    params_json,
-                                )
+                        rows += [
+                            plan_row(
+                                study,
+                                judge,
+                                effort,
+                                level,
+                                study.prompt_version,
+                                scale_name,
+                                scale,
+                                item_id,
+                                repeat,
+                                msgs,
+                                params,
                             )
-    cols = list(Plan.to_schema().columns)
-    plan = pl.DataFrame(rows, schema=cols, orient="row").with_columns(
-        pl.col("repeat").cast(pl.Int64)
-    )
-    return validate(plan, Plan)
+                            for repeat in range(study.repeats)
+                        ]
+    return plan_frame(rows)

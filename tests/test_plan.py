@@ -87,3 +87,13 @@ def test_identical_texts_share_one_call() -> None:
 
     counts = call_counts(plan, pl.DataFrame({"key": [plan["key"][0]]}))
     assert counts == {"smollm2-135m": {"planned": 2, "stored": 1, "missing": 1}}
+
+
+def test_call_keys_are_stable_across_releases() -> None:
+    """A stored call stays found: this key was computed before verdict, rubric and effort
+    support were added, and must not change (a change would re-run every stored call)."""
+    from judgelab.settings import PROJECT_ROOT
+
+    study = load_study(PROJECT_ROOT / "studies" / "sentiment.toml")
+    plan = build_plan(study, pl.DataFrame({"item_id": ["a"], "text": ["good"]}), load_scales())
+    assert plan["key"][0] == "485fde8fddc98303b1b1a013a5454a69d92d1d870480eea8c9e88f0533afcca2"

@@ -6,53 +6,15 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgelab.study import Judge, Study
-from schemas.plan import Plan
-from schemas.validate import validate
+from judgelab.study import Study
 from tasks.judging import prompts
 from tasks.judging.efforts import effort_designs
-from tasks.judging.keys import call_key, canonical_json, request_params
+from tasks.judging.keys import request_params
 from tasks.judging.scales import Scale
+from tasks.plan import plan_frame, plan_row
 from tasks.tone.axes import Axis, render_rewrite_prompt
 
 REWRITE_SCALE = "rewrite"
-
-
-def _row(
-    study: Study,
-    judge: Judge,
-    label: str,
-    level: str,
-    version: str,
-    scale: Scale,
-    scale_name: str,
-    item_id: str,
-    repeat: int,
-    msgs: list[dict],
-    params: dict,
-) -> tuple:
-    return (
-        call_key(judge.model, msgs, scale, params, repeat),
-        study.name,
-        judge.name,
-        judge.model,
-        study.task,
-        level,
-        version,
-        scale_name,
-        label,
-        item_id,
-        repeat,
-        canonical_json(msgs),
-        canonical_json(params),
-    )
-
-
-def _frame(rows: list[tuple]) -> pl.DataFrame:
-    columns = Plan.to_schema().columns
-    schema = {c: pl.Int64 if c == "repeat" else pl.String for c in columns}
-    plan = pl.DataFrame(rows, schema=schema, orient="row")
-    return validate(plan.with_columns(pl.col("repeat").cast(pl.Int64)), Plan)
 
 
 def rewrite_plan(
@@ -61,7 +23,7 @@ def rewrite_plan(
     """One rewrite call per text × axis × pole by the study's LLM rewriter (prompt level
     `<axis>:<pole>`, prompt version = the axis file's version); empty without a rewriter."""
     if study.rewriter is None:
-        return _frame([])
+        return plan_frame([])
     scale = scales[REWRITE_SCALE]
     ((label, judge),) = effort_designs(study.rewriter, None)
     params = request_params(judge, scale)
@@ -73,21 +35,21 @@ def rewrite_plan(
                 prompt = render_rewrite_prompt(axis, pole, text, study.tone.length_tolerance)
                 msgs = [{"role": "user", "content": prompt}]
                 rows.append(
-                    _row(
+                    plan_row(
                         study,
                         judge,
                         label,
                         f"{name}:{pole}",
                         axis.version,
-                        scale,
                         REWRITE_SCALE,
+                        scale,
                         text_id,
                         0,
                         msgs,
                         params,
                     )
                 )
-    return _frame(rows)
+    return plan_frame(rows)
 
 
 def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:
@@ -110,18 +72,18 @@ def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) ->
                             )
                             params = request_params(seeded, scale)
                             rows.append(
-                                _row(
+                                plan_row(
                                     study,
                                     judge,
                                     label,
                                     variant,
                                     study.prompt_version,
-                                    scale,
                                     scale_name,
+                                    scale,
                                     version_id,
                                     repeat,
                                     msgs,
                                     params,
                                 )
                             )
-    return _frame(rows)
+    return plan_frame(rows)

@@ -44,3 +44,8 @@ def test_eval_plan_gives_each_repeat_its_own_seed_and_key() -> None:
     assert plan["key"].n_unique() == plan.height
     seeds = sorted({json.loads(p)["seed"] for p in plan["params"]})
     assert seeds == [7, 8, 9]
+
+
+def test_tone_studies_repeat_three_times_unless_told() -> None:
+    assert _study().repeats == 3
+    assert _study(repeats=1).repeats == 1
