@@ -149,7 +149,7 @@ def test_reparse_rewrites_statuses_without_calls(tmp_path: Path) -> None:
 # report views a tiny one-model run can leave empty: no item where consensus and reference
 # disagree, or (one judge, one effort) no pair of designs differing only in model or effort
 MAY_BE_EMPTY = {"tbl_consensus_disagreements"}
-TONE = "tbl_tone_"  # the tone stress test is not part of the default suite yet
+TONE = ("tbl_tone_", "tbl_rewrite_")  # the tone test runs on its own (tests/tone)
 
 
 def test_default_suite_runs_every_study_every_view_and_never_prints_texts(tmp_path: Path) -> None:
