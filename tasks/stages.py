@@ -129,9 +129,7 @@ def _sampled_items(study: Study, settings: Settings) -> pl.DataFrame:
 def rescale_stage(study: Study, settings: Settings) -> int:
     """Judge answers (newest per key) and baseline classifier scores, all on 1–7: `scores`."""
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
-    judgments = store.latest(
-        store.read_store(settings.store_dir, ["key", "status", "score", "created_at"])
-    )
+    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
     items = _sampled_items(study, settings)
     parts = [rescale.rescale_scores(plan, judgments, items, load_scales())]
     parts += [baselines.baseline_scores(study.name, study.task, b, items) for b in study.baselines]
@@ -147,7 +145,8 @@ def analyze_stage(study: Study, settings: Settings) -> int:
     """Per-design metrics against humans with CIs, the human ceiling, threshold shares."""
     a = study.analysis
     scores = warehouse.read_table(settings, "scores", study.name)
-    metrics = stats.rating_metrics(scores, n_boot=a.bootstrap, seed=a.seed)
+    per_item = item_scores(scores)
+    metrics = stats.rating_metrics(scores, n_boot=a.bootstrap, seed=a.seed, per_item=per_item)
     ceiling = human_ceiling.human_ceiling(
         study.name,
         warehouse.read_table(settings, "ratings", study.items_part),
@@ -156,7 +155,7 @@ def analyze_stage(study: Study, settings: Settings) -> int:
         seed=a.seed,
     )
     tables = {
-        "item_scores": item_scores(scores),
+        "item_scores": per_item,
         "rating_metrics": metrics,
         "human_ceiling": ceiling,
         "threshold_shares": thresholds.threshold_shares(metrics, a.outlier_scale),
@@ -188,9 +187,7 @@ def agreement_stage(study: Study, settings: Settings) -> int:
 def verdict_stage(study: Study, settings: Settings) -> int:
     """Stored answers of an accuracy study → `verdicts` (TRUE 1 / FALSE 0, with the reference)."""
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
-    judgments = store.latest(
-        store.read_store(settings.store_dir, ["key", "status", "score", "created_at"])
-    )
+    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
     items = warehouse.read_table(settings, "qa_items", study.items_part)
     table = verdict_rows(plan, judgments, items)
     warehouse.write_table(settings, table, "verdicts", study.name)
@@ -221,11 +218,8 @@ def cost_stage(study: Study, settings: Settings, parts: list[str] | None = None)
     plan = pl.concat(
         warehouse.read_table(settings, "plan", p, DESIGN_COLUMNS) for p in parts or [study.name]
     )
-    judgments = store.latest(
-        store.read_store(
-            settings.store_dir,
-            ["key", "status", "attempts", "prompt_tokens", "completion_tokens", "created_at"],
-        )
+    judgments = store.latest_rows(
+        settings.store_dir, ["key", "status", "attempts", "prompt_tokens", "completion_tokens"]
     )
     table = costs.design_costs(plan.join(judgments, on="key", how="left"))
     warehouse.write_table(settings, table, "design_costs", study.name)
@@ -240,7 +234,7 @@ def reparse_stage(
     plan = pl.concat(
         warehouse.read_table(settings, "plan", p, ["key", "scale"]) for p in parts or [study.name]
     ).unique("key")
-    rows = store.latest(store.read_store(settings.store_dir)).join(plan, on="key")
+    rows = store.latest_rows(settings.store_dir).join(plan, on="key")
     changed = reparse(rows, load_scales())
     if not changed.is_empty():
         stamp = datetime.now(UTC)

@@ -165,8 +165,14 @@ def bootstrap_ci(
     return {c: _finite(v) for c, v in zip(CI_COLUMNS, values, strict=True)}
 
 
-def rating_metrics(scores: pl.DataFrame, n_boot: int = 1000, seed: int = 0) -> pl.DataFrame:
-    """One row per design. Repeats are averaged per item before comparing with humans.
+def rating_metrics(
+    scores: pl.DataFrame,
+    n_boot: int = 1000,
+    seed: int = 0,
+    per_item: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """One row per design. Repeats are averaged per item before comparing with humans
+    (`per_item`: the `item_scores` of these scores, when the caller already has them).
 
     Intervals resample items (n_boot times, a generator per design from seed and the design's
     names); n_boot = 0 leaves them null.
@@ -176,7 +182,7 @@ def rating_metrics(scores: pl.DataFrame, n_boot: int = 1000, seed: int = 0) -> p
         pl.col("status").is_in(PARSE_FAILURES).mean().alias("parse_failure_rate"),
         (pl.col("status") == "error").mean().alias("error_rate"),
     )
-    per_item = item_scores(scores)
+    per_item = item_scores(scores) if per_item is None else per_item
     rows = []
     for design, grp in per_item.group_by(DESIGN, maintain_order=True):
         j, h = grp["score_1to7"].to_numpy(), grp["human_1to7"].to_numpy()

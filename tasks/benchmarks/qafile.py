@@ -24,7 +24,7 @@ from judgelab.study import QaFile
 from schemas.qa_items import QaItems
 from schemas.validate import TableError, validate
 from tasks.benchmarks.qa import qa_text
-from tasks.benchmarks.ratingfile import Problems, _blank, _repeats, _show, read_table
+from tasks.benchmarks.ratingfile import Problems, blank, read_table, repeats, show
 
 LABELS = {
     **dict.fromkeys(("true", "1", "1.0", "yes", "correct"), True),
@@ -78,29 +78,29 @@ def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Probl
         ("domain", "empty domain"),
     ]:
         if role in roles:
-            problems.rows(frame.filter(_blank(role)), roles[role], lambda r, w=what: w)
+            problems.rows(frame.filter(blank(role)), roles[role], lambda r, w=what: w)
     if "reference" in roles:
         problems.rows(
-            frame.filter(~_blank("reference") & _label().is_null()),
+            frame.filter(~blank("reference") & _label().is_null()),
             roles["reference"],
-            lambda r: f"{_show(r['reference'])} is not a reference label; accepted: {ACCEPTED}",
+            lambda r: f"{show(r['reference'])} is not a reference label; accepted: {ACCEPTED}",
         )
     if "id" in roles:
-        ids = frame.filter(~_blank("id")).with_columns(pl.col("id").str.strip_chars())
+        ids = frame.filter(~blank("id")).with_columns(pl.col("id").str.strip_chars())
         problems.groups(
-            _repeats(ids, ["id"]),
+            repeats(ids, ["id"]),
             roles["id"],
-            lambda r: f"item id {_show(r['id'])} is repeated",
+            lambda r: f"item id {show(r['id'])} is repeated",
         )
     if "domain" in roles:
-        given = frame.filter(~_blank("question") & ~_blank("domain")).with_columns(
+        given = frame.filter(~blank("question") & ~blank("domain")).with_columns(
             pl.col("question", "domain").str.strip_chars()
         )
         firsts = given.group_by(["question", "domain"], maintain_order=True).agg(
             pl.col("_where").first()
         )
         problems.groups(
-            _repeats(firsts, ["question"]),
+            repeats(firsts, ["question"]),
             roles["domain"],
             lambda r: "one question, a different domain on each of these rows",
         )

@@ -225,7 +225,7 @@ class Problems:
         self.total += bad.height
 
 
-def _blank(role: str) -> pl.Expr:
+def blank(role: str) -> pl.Expr:
     return pl.col(role).is_null() | (pl.col(role).str.strip_chars() == "")
 
 
@@ -233,7 +233,7 @@ def _number(role: str) -> pl.Expr:
     return pl.col(role).str.strip_chars().cast(pl.Float64, strict=False)
 
 
-def _show(value: str | None) -> str:
+def show(value: str | None) -> str:
     return repr(value if value is None or len(value) <= 40 else value[:40] + "…")
 
 
@@ -258,32 +258,32 @@ def check_rows(frame: pl.DataFrame, spec: RatingFile, file: str, problems: Probl
         ("domain", "empty domain"),
     ]:
         if role in roles:
-            problems.rows(frame.filter(_blank(role)), roles[role], lambda r, w=what: w)
+            problems.rows(frame.filter(blank(role)), roles[role], lambda r, w=what: w)
     lo, hi = spec.scale_min, spec.scale_max
     value = _number("value")
     problems.rows(
-        frame.filter(_blank("value")), roles["value"], lambda r: "empty, expected a number"
+        frame.filter(blank("value")), roles["value"], lambda r: "empty, expected a number"
     )
     problems.rows(
-        frame.filter(~_blank("value") & (value.is_null() | value.is_nan())),
+        frame.filter(~blank("value") & (value.is_null() | value.is_nan())),
         roles["value"],
-        lambda r: f"{_show(r['value'])} is not a number",
+        lambda r: f"{show(r['value'])} is not a number",
     )
     problems.rows(
         frame.filter(~value.is_nan() & (value.is_infinite() | (value < lo) | (value > hi))),
         roles["value"],
-        lambda r: f"{_show(r['value'])} is outside the scale [{lo:g}, {hi:g}]",
+        lambda r: f"{show(r['value'])} is outside the scale [{lo:g}, {hi:g}]",
     )
     if "n" in roles:
         n = _number("n")
         problems.rows(
             frame.filter(n.is_null() | ~n.is_finite() | (n < 1) | (n != n.floor())),
             roles["n"],
-            lambda r: f"{_show(r['n'])} is not a whole number of raters ≥ 1",
+            lambda r: f"{show(r['n'])} is not a whole number of raters ≥ 1",
         )
 
 
-def _repeats(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+def repeats(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """Groups of rows sharing `keys`, with the places they occur (`_where`), in file order."""
     return (
         frame.group_by(keys, maintain_order=True)
@@ -295,7 +295,7 @@ def _repeats(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 def _conflicts(frame: pl.DataFrame, role: str) -> pl.DataFrame:
     """Items whose rows disagree on `role`: the first row holding each distinct value."""
     firsts = frame.group_by(["id", role], maintain_order=True).agg(pl.col("_where").first())
-    return _repeats(firsts, ["id"])
+    return repeats(firsts, ["id"])
 
 
 def check_items(frame: pl.DataFrame, spec: RatingFile, problems: Problems) -> None:
@@ -303,25 +303,25 @@ def check_items(frame: pl.DataFrame, spec: RatingFile, problems: Problems) -> No
     file, texts or domains that differ between an item's rows, and raters rating twice."""
     roles = _roles(spec)
     keys = [r for r in ("id", "rater", "domain") if r in roles]
-    frame = frame.filter(~_blank("id")).with_columns(pl.col(keys).str.strip_chars())
+    frame = frame.filter(~blank("id")).with_columns(pl.col(keys).str.strip_chars())
     if spec.mean_column is not None:
         problems.groups(
-            _repeats(frame, ["id"]),
+            repeats(frame, ["id"]),
             roles["id"],
-            lambda r: f"item id {_show(r['id'])} is repeated (a mean file has one row per item)",
+            lambda r: f"item id {show(r['id'])} is repeated (a mean file has one row per item)",
         )
         return
     for role in ("text", "domain"):
         if role in roles:
             problems.groups(
-                _conflicts(frame.filter(~_blank(role)), role),
+                _conflicts(frame.filter(~blank(role)), role),
                 roles[role],
-                lambda r, role=role: f"item id {_show(r['id'])} has a different {role} here",
+                lambda r, role=role: f"item id {show(r['id'])} has a different {role} here",
             )
     problems.groups(
-        _repeats(frame.filter(~_blank("rater")), ["id", "rater"]),
+        repeats(frame.filter(~blank("rater")), ["id", "rater"]),
         roles["rater"],
-        lambda r: f"rater {_show(r['rater'])} rates item id {_show(r['id'])} more than once",
+        lambda r: f"rater {show(r['rater'])} rates item id {show(r['id'])} more than once",
     )
 
 

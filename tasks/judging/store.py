@@ -34,6 +34,12 @@ def latest(rows: pl.DataFrame) -> pl.DataFrame:
     return rows.sort("created_at").unique("key", keep="last", maintain_order=True)
 
 
+def latest_rows(store_dir: Path, columns: list[str] | None = None) -> pl.DataFrame:
+    """The newest stored row per key, with `columns` (all when None)."""
+    cols = None if columns is None else list(dict.fromkeys([*columns, "created_at"]))
+    return latest(read_store(store_dir, cols))
+
+
 def done_keys(store_dir: Path) -> pl.DataFrame:
     """Keys whose newest row is final (anything but `error`): these are never called again."""
     rows = latest(read_store(store_dir, ["key", "status", "created_at"]))

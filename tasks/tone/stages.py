@@ -31,10 +31,6 @@ def _axes(study: Study) -> dict:
     return {name: load_axis(name) for name in study.tone.axes}
 
 
-def _latest(settings: Settings, columns: list[str]) -> pl.DataFrame:
-    return store.latest(store.read_store(settings.store_dir, [*columns, "created_at"]))
-
-
 @task(name="load-texts")
 def load_texts(study: Study, settings: Settings) -> int:
     """UKPConvArg1 (checksum-verified) or the user's file → a sample stratified by domain."""
@@ -73,7 +69,11 @@ def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
         ]
     rewrite_plan = warehouse.read_table(settings, "plan", rewrite_part(study))
     parts.append(
-        versions.llm(study.name, rewrite_plan, _latest(settings, ["key", "status", "raw"]))
+        versions.llm(
+            study.name,
+            rewrite_plan,
+            store.latest_rows(settings.store_dir, ["key", "status", "raw"]),
+        )
     )
     table = versions.all_versions(*parts)
     warehouse.write_table(settings, table, "tone_versions", study.name)
@@ -138,7 +138,7 @@ def tone_analysis(study: Study, settings: Settings) -> int:
     evals = warehouse.read_table(settings, "plan", eval_part(study))
     table = scores.tone_score_rows(
         evals,
-        _latest(settings, ["key", "status", "score", "raw"]),
+        store.latest_rows(settings.store_dir, ["key", "status", "score", "raw"]),
         warehouse.read_table(settings, "tone_versions", study.name),
         warehouse.read_table(settings, "tone_texts", study.name),
         load_scales(),

@@ -32,7 +32,15 @@ import polars as pl
 
 from schemas.tone_texts import ToneTexts
 from schemas.validate import TableError, validate
-from tasks.benchmarks.ratingfile import DELIMITED, JSON_LINES, SUFFIXES, Problems, read_table
+from tasks.benchmarks.ratingfile import (
+    DELIMITED,
+    JSON_LINES,
+    SUFFIXES,
+    Problems,
+    blank,
+    read_table,
+    show,
+)
 from tasks.benchmarks.textfile import cast_columns, read_delimited
 
 UKP = "ukpconvarg1"
@@ -115,10 +123,6 @@ def _header(path: Path) -> list[str]:
     return []
 
 
-def _blank(column: str) -> pl.Expr:
-    return pl.col(column).is_null() | (pl.col(column).str.strip_chars() == "")
-
-
 def load_text_file(
     path: Path | str,
     id_column: str,
@@ -175,20 +179,16 @@ def _check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Prob
         return
     for role, what in [("id", "empty text id"), ("text", "empty text"), ("domain", "empty domain")]:
         if role in roles:
-            problems.rows(frame.filter(_blank(f"_role_{role}")), roles[role], lambda r, w=what: w)
+            problems.rows(frame.filter(blank(f"_role_{role}")), roles[role], lambda r, w=what: w)
     if "score" in roles:
         score = pl.col("_role_score").str.strip_chars().cast(pl.Float64, strict=False)
-        bad = frame.filter(~_blank("_role_score") & (score.is_null() | ~score.is_finite()))
-        problems.rows(bad, roles["score"], lambda r: f"{_show(r['_role_score'])} is not a number")
+        bad = frame.filter(~blank("_role_score") & (score.is_null() | ~score.is_finite()))
+        problems.rows(bad, roles["score"], lambda r: f"{show(r['_role_score'])} is not a number")
     repeats = (
-        frame.filter(~_blank("_role_id"))
+        frame.filter(~blank("_role_id"))
         .with_columns(pl.col("_role_id").str.strip_chars())
         .group_by("_role_id", maintain_order=True)
         .agg(pl.col("_where"), pl.len().alias("_n"))
         .filter(pl.col("_n") > 1)
     )
-    problems.groups(repeats, roles["id"], lambda r: f"text id {_show(r['_role_id'])} is repeated")
-
-
-def _show(value: str | None) -> str:
-    return repr(value if value is None or len(value) <= 40 else value[:40] + "…")
+    problems.groups(repeats, roles["id"], lambda r: f"text id {show(r['_role_id'])} is repeated")
