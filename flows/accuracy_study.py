@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from prefect import flow
@@ -19,18 +20,22 @@ def accuracy_study(study_file: str, sample_size: int | None = None) -> dict:
     settings = Settings()
     study = load_study(Path(study_file), sample_size=sample_size)
     run_id = str(flow_run.get_id() or "local")
+    started_at = datetime.now(UTC)
     stages.load_benchmark(study, settings)
     before = stages.make_plan(study, settings)
-    made = judge_all(study, settings, before, run_id)
+    made, workers = judge_all(study, settings, before, run_id)
     stages.verdict_stage(study, settings)
     stages.accuracy_stage(study, settings)
     stages.cost_stage(study, settings)
+    stages.record_run(study, settings, run_id, started_at, made)
     views = stages.publish_stage(settings)
+    stages.publish_artifacts(study, settings)
     return {
         "study": study.name,
         "type": study.type,
         "run_id": run_id,
         "before": before,
         "made": made,
+        "workers": sorted(workers),
         "views": views,
     }

@@ -1,12 +1,34 @@
-"""Wiring shared by the study flows: the sharded judge stage."""
+"""Wiring shared by the study flows: the task runner and the sharded judge stage."""
 
 from __future__ import annotations
 
 import math
 
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+
 from judgelab.settings import Settings
 from judgelab.study import Study
 from tasks import stages
+from tasks.judging.runlock import study_lock
+
+
+def task_runner(settings: Settings) -> TaskRunner:
+    """Where judge shards run, from configuration: a Dask cluster (remote at `dask_address`,
+    or local with `dask_workers` processes) or this process."""
+    if settings.runner != "dask":
+        return ThreadPoolTaskRunner()
+    from prefect_dask import DaskTaskRunner
+
+    if settings.dask_address:
+        return DaskTaskRunner(address=settings.dask_address)
+    return DaskTaskRunner(
+        cluster_kwargs={
+            "n_workers": settings.dask_workers,
+            "threads_per_worker": 1,
+            "processes": True,
+            "dashboard_address": None,
+        }
+    )
 
 
 def judge_all(
@@ -15,15 +37,31 @@ def judge_all(
     before: dict[str, dict[str, int]],
     run_id: str,
     part: str | None = None,
-) -> dict[str, dict[str, int]]:
-    """Run each judge's missing calls in shards (one Prefect task per shard); counts by status.
+) -> tuple[dict[str, dict[str, int]], set[str]]:
+    """Run each judge's missing calls in shards (one Prefect task per shard): counts by status
+    per judge, and the workers (host:pid) that ran shards.
+    Shards hold disjoint keys; on the Dask runner they all run at once, one per worker.
     `part` names the plan part (default: the study's)."""
+    shards = [
+        (judge, shard, n)
+        for judge, counts in before.items()
+        for n in [max(1, math.ceil(counts["missing"] / study.shard_size))]
+        for shard in range(n if counts["missing"] else 0)
+    ]
+    with study_lock(settings.data_dir / "locks", study.name):
+        if settings.runner == "dask":
+            futures = [
+                stages.judge_shard.submit(study, settings, j, s, n, run_id, part)
+                for j, s, n in shards
+            ]
+            results = [f.result() for f in futures]
+        else:
+            results = [
+                stages.judge_shard(study, settings, j, s, n, run_id, part) for j, s, n in shards
+            ]
     made: dict[str, dict[str, int]] = {}
-    for judge, counts in before.items():
-        n_shards = max(1, math.ceil(counts["missing"] / study.shard_size))
-        for shard in range(n_shards if counts["missing"] else 0):
-            result = stages.judge_shard(study, settings, judge, shard, n_shards, run_id, part)
-            for status, n in result.items():
-                made.setdefault(judge, {}).setdefault(status, 0)
-                made[judge][status] += n
-    return made
+    for (judge, _, _), result in zip(shards, results, strict=True):
+        for status, n in result["counts"].items():
+            made.setdefault(judge, {}).setdefault(status, 0)
+            made[judge][status] += n
+    return made, {r["worker"] for r in results}

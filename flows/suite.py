@@ -5,17 +5,21 @@ from __future__ import annotations
 from prefect import flow
 
 from flows.accuracy_study import accuracy_study
+from flows.common import task_runner
 from flows.rating_study import rating_study
 from flows.tone_study import tone_study
+from judgelab.settings import Settings
 from judgelab.study import load_study, study_files
 
 
 @flow(name="study-suite")
 def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
     """Run every study a suite file lists (or the one study file given), each as a subflow."""
+    settings = Settings()
     results = []
     for path in study_files(suite_file):
         study = load_study(path, sample_size=sample_size)
         run = {"rating": rating_study, "accuracy": accuracy_study, "tone": tone_study}[study.type]
+        run = run.with_options(task_runner=task_runner(settings))
         results.append(run(study_file=str(path), sample_size=sample_size))
     return results

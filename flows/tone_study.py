@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from prefect import flow
@@ -20,21 +21,28 @@ def tone_study(study_file: str, sample_size: int | None = None) -> dict:
     settings = Settings()
     study = load_study(Path(study_file), sample_size=sample_size)
     run_id = str(flow_run.get_id() or "local")
+    started_at = datetime.now(UTC)
     tone.load_texts(study, settings)
     rewrites = tone.plan_rewrites(study, settings)
-    made = judge_all(study, settings, rewrites, run_id, tone.rewrite_part(study))
+    made, workers = judge_all(study, settings, rewrites, run_id, tone.rewrite_part(study))
     checked = tone.versions_and_checks(study, settings)
     evaluations = tone.plan_evaluations(study, settings)
-    made |= judge_all(study, settings, evaluations, run_id, tone.eval_part(study))
+    made_evals, eval_workers = judge_all(
+        study, settings, evaluations, run_id, tone.eval_part(study)
+    )
+    made |= made_evals
     tone.tone_analysis(study, settings)
     stages.cost_stage(study, settings, [tone.rewrite_part(study), tone.eval_part(study)])
+    stages.record_run(study, settings, run_id, started_at, made)
     views = stages.publish_stage(settings)
+    stages.publish_artifacts(study, settings)
     return {
         "study": study.name,
         "type": study.type,
         "run_id": run_id,
         "before": rewrites | evaluations,
         "made": made,
+        "workers": sorted(workers | eval_workers),
         "checked": checked,
         "views": views,
     }

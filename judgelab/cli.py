@@ -87,6 +87,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"{result['study']} · judge {judge}: {c['planned']} planned, {c['stored']} "
                 f"already stored, {n_made} judge calls made ({detail})"
             )
+        if len(result["workers"]) > 1:
+            print(f"{result['study']} · shards ran on {len(result['workers'])} workers")
     print(f"finished in {time.perf_counter() - started:.0f} s\n")
     for kind, view in MAIN_TABLES.items():
         studies = [r["study"] for r in results if r["type"] == kind]

@@ -17,6 +17,8 @@ DEFAULTS = {
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
     "PREFECT_UI_ENABLED": "false",
     "TOKENIZERS_PARALLELISM": "false",
+    # Dask (scale-out runner): warnings only, no per-connection INFO lines.
+    "DASK_LOGGING__DISTRIBUTED": "warning",
 }
 
 

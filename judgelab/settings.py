@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -22,8 +23,16 @@ class Settings(BaseSettings):
     pip_index_url: str | None = None
     # Judge calls are flushed to the store in part files of at most this many rows.
     store_batch_rows: int = 50
+    # Where judge shards run: "local" (one after another, in the flow's process) or "dask"
+    # (all at once on a Dask cluster: `dask_address`, or a local one of `dask_workers`
+    # processes). Shards share the store, so every worker must see `data_dir`.
+    runner: Literal["local", "dask"] = "local"
+    dask_address: str | None = None
+    dask_workers: int = 3
+    # Seconds between progress log lines when stderr is not a terminal (CI, workers).
+    progress_interval: float = 30.0
 
-    @field_validator("data_mirror", mode="before")
+    @field_validator("data_mirror", "dask_address", mode="before")
     @classmethod
     def empty_is_none(cls, value: object) -> object:
         return None if value == "" else value

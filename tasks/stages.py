@@ -6,6 +6,8 @@ Tasks return small summaries or counts, never big frames. The judge stage runs i
 
 from __future__ import annotations
 
+import os
+import socket
 from datetime import UTC, datetime
 
 import polars as pl
@@ -17,6 +19,7 @@ from schemas.plan import DESIGN_COLUMNS
 from tasks import (
     accuracy,
     agreement,
+    artifacts,
     baselines,
     benchmarks,
     consensus,
@@ -24,6 +27,7 @@ from tasks import (
     ensembles,
     human_ceiling,
     rescale,
+    runs,
     stats,
     thresholds,
     variance,
@@ -107,15 +111,23 @@ def judge_shard(
     n_shards: int,
     run_id: str,
     part: str | None = None,
-) -> dict[str, int]:
+) -> dict:
     """Make this shard's missing calls; results reach the store in small atomic batches.
-    `part` names the plan part (default: the study's; the tone test has two)."""
+    `part` names the plan part (default: the study's; the tone test has two). Returns the
+    counts by status and the worker (host:pid) that made them."""
     judge = next(j for j in [*study.judges, study.rewriter] if j and j.name == judge_name)
     plan = warehouse.read_table(settings, "plan", part or study.name)
     todo = missing_calls(plan, store.done_keys(settings.store_dir), judge_name, shard, n_shards)
+    worker = f"{socket.gethostname()}:{os.getpid()}"
     if todo.is_empty():
-        return {}
-    return dict(run_shard(judge, todo, settings.store_dir, settings.store_batch_rows, run_id))
+        return {"counts": {}, "worker": worker}
+    label = f"{study.name} · {judge_name} · shard {shard + 1}/{n_shards}"
+    counts = run_shard(
+        *(judge, todo, settings.store_dir, settings.store_batch_rows, run_id),
+        label=label,
+        interval=settings.progress_interval,
+    )
+    return {"counts": dict(counts), "worker": worker}
 
 
 def _sampled_items(study: Study, settings: Settings) -> pl.DataFrame:
@@ -252,3 +264,56 @@ def reparse_stage(
 @task(name="publish-views")
 def publish_stage(settings: Settings) -> list[str]:
     return warehouse.publish_views(settings)
+
+
+METRIC_SOURCE = {"rating": "rating_metrics", "accuracy": "accuracy_metrics", "tone": "tone_gaps"}
+
+
+@task(name="record-run")
+def record_run(
+    study: Study,
+    settings: Settings,
+    run_id: str,
+    started_at: datetime,
+    made: dict[str, dict[str, int]],
+) -> str:
+    """Append this run to the ledger (`runs`) with a snapshot of its main numbers
+    (`metric_history`): the two tables behind `tbl_runs` and `tbl_changes`."""
+    finished = datetime.now(UTC)
+    judges = [j.name for j in study.judges] + ([study.rewriter.name] if study.rewriter else [])
+    part = f"{study.name}-{finished:%Y%m%dT%H%M%S%f}"
+    ledger = runs.run_rows(study.name, study.type, run_id, started_at, finished, judges, made)
+    warehouse.write_table(settings, ledger, "runs", part)
+    source = METRIC_SOURCE[study.type]
+    table = warehouse.read_table(settings, source, study.name)
+    snapshot = runs.metric_snapshot(study.name, run_id, finished, source, table)
+    warehouse.write_table(settings, snapshot, "metric_history", part)
+    return part
+
+
+# the views a study run shows in the Prefect UI, per study type
+ARTIFACT_VIEWS = {
+    "rating": ["tbl_rating_performance", "tbl_judge_ranking", "tbl_ensemble_size"],
+    "accuracy": ["tbl_accuracy_by_design", "tbl_switch_rates"],
+    "tone": ["tbl_rewrite_pass_rates", "tbl_tone_gaps", "tbl_tone_flips"],
+}
+
+
+@task(name="publish-artifacts")
+def publish_artifacts(study: Study, settings: Settings) -> list[str]:
+    """The study's main tables (and what changed since its last run) as Prefect table
+    artifacts, readable in the UI without SQL."""
+    from prefect.artifacts import create_table_artifact
+
+    keys = []
+    for view in [*ARTIFACT_VIEWS[study.type], "tbl_changes"]:
+        frame = warehouse.query(settings, f"select * from {view} where study = ?", [study.name])
+        key = artifacts.artifact_key(study.name, view)
+        create_table_artifact(
+            artifacts.table_rows(frame),
+            key=key,
+            description=f"**{view}** · {warehouse.view_meaning(view)}",
+            _sync=True,
+        )
+        keys.append(key)
+    return keys

@@ -54,6 +54,12 @@ def view_files() -> list[Path]:
     return [f for layer in LAYERS for f in sorted((SQL_DIR / layer).glob("*.sql"))]
 
 
+def view_meaning(view: str) -> str:
+    """A view's one-line meaning: the first comment line of its SQL file."""
+    (path,) = [f for f in view_files() if f.stem == view]
+    return path.read_text().splitlines()[0].removeprefix("--").strip()
+
+
 def render_view(sql_file: Path, settings: Settings) -> str:
     """Fill `${warehouse}` / `${store}` with absolute paths: DuckDB resolves relative paths in
     views against the querying process's working directory."""
@@ -97,14 +103,23 @@ def ensure_tables(settings: Settings) -> list[str]:
 
 
 def publish_views(settings: Settings) -> list[str]:
-    """(Re)create every view; hold the file read-write only for this (it blocks other readers)."""
-    settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
+    """(Re)create every view in a fresh DuckDB file, then rename it over the old one. The
+    pipeline never holds the file people query (`judgelab sql`, the duckdb CLI, notebooks):
+    open connections keep reading the old file; new ones get the new views."""
+    dest = settings.duckdb_path
+    dest.parent.mkdir(parents=True, exist_ok=True)
     ensure_tables(settings)
     names = []
-    with duckdb.connect(str(settings.duckdb_path)) as con:
-        for f in view_files():
-            con.execute(render_view(f, settings))
-            names.append(f.stem)
+    tmp = dest.parent / f".tmp-{uuid.uuid4().hex}.duckdb"
+    try:
+        with duckdb.connect(str(tmp)) as con:
+            for f in view_files():
+                con.execute(render_view(f, settings))
+                names.append(f.stem)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
     return names
 
 

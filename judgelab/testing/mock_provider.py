@@ -61,11 +61,10 @@ class MockProvider:
         self.rng = random.Random(seed)
         self.log = log.open("a", buffering=1) if log else None
 
-    def _record(self, digest: str, outcome: str) -> None:
+    def _record(self, digest: str, outcome: str, model: str) -> None:
         if self.log:
-            self.log.write(
-                json.dumps({"t": time.time(), "messages": digest, "outcome": outcome}) + "\n"
-            )
+            entry = {"t": time.time(), "model": model, "messages": digest, "outcome": outcome}
+            self.log.write(json.dumps(entry) + "\n")
 
     async def chat(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -77,7 +76,7 @@ class MockProvider:
             outcome = self.rng.choice(FAULTS)
         else:
             outcome = "ok"
-        self._record(digest, outcome)
+        self._record(digest, outcome, body.get("model", ""))
         await asyncio.sleep(self.latency)
         if outcome == "rate_limited":
             return web.json_response(

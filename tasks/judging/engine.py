@@ -209,8 +209,10 @@ class Engine:
         calls: list[Call],
         flush: Callable[[list[dict]], object],
         batch_rows: int = 50,
+        on_done: Callable[[str], object] | None = None,
     ) -> Counter:
-        """Run `calls`; `flush` gets batches of finished rows (the rest on exit, even on error)."""
+        """Run `calls`; `flush` gets batches of finished rows (the rest on exit, even on error);
+        `on_done` gets each finished call's status (progress)."""
         pending = iter(calls)
         buffer: list[dict] = []
         counts: Counter = Counter()
@@ -225,6 +227,8 @@ class Engine:
                 row = await self.judge_one(call)
                 buffer.append(row)
                 counts[row["status"]] += 1
+                if on_done is not None:
+                    on_done(row["status"])
                 if len(buffer) >= batch_rows:
                     batch = list(buffer)
                     buffer.clear()

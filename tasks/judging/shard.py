@@ -20,11 +20,18 @@ import polars as pl
 from judgelab.study import Judge
 from tasks.judging import providers, store
 from tasks.judging.engine import Call, Engine
+from tasks.judging.progress import Progress
 from tasks.judging.scales import load_scales
 
 
 def _run_slice(
-    judge: Judge, rows: list[dict], store_dir: Path, batch_rows: int, run_id: str
+    judge: Judge,
+    rows: list[dict],
+    store_dir: Path,
+    batch_rows: int,
+    run_id: str,
+    label: str = "",
+    interval: float = 30.0,
 ) -> dict[str, int]:
     providers.register()
     providers.warm_up(judge.model)
@@ -42,23 +49,39 @@ def _run_slice(
     def flush(batch: list[dict]) -> None:
         store.write_part(store_dir, store.rows_to_frame(batch))
 
-    return dict(asyncio.run(Engine(judge, run_id).run(calls, flush, batch_rows)))
+    progress = Progress(label or judge.name, len(calls), interval)
+    try:
+        return dict(asyncio.run(Engine(judge, run_id).run(calls, flush, batch_rows, progress.add)))
+    finally:
+        progress.close()
 
 
 def run_shard(
-    judge: Judge, todo: pl.DataFrame, store_dir: Path, batch_rows: int, run_id: str
+    judge: Judge,
+    todo: pl.DataFrame,
+    store_dir: Path,
+    batch_rows: int,
+    run_id: str,
+    label: str = "",
+    interval: float = 30.0,
 ) -> Counter:
-    """Make the calls in `todo` (plan rows); returns counts by final status."""
+    """Make the calls in `todo` (plan rows); returns counts by final status. Progress lines
+    are labelled `label`."""
     rows = todo.select("key", "messages", "params", "scale").to_dicts()
     # llama.cpp in-process is one model instance: local judges always use one process.
     n = 1 if judge.model.startswith("local/") else min(judge.processes, len(rows))
     if n <= 1:
-        return Counter(_run_slice(judge, rows, store_dir, batch_rows, run_id))
+        return Counter(_run_slice(judge, rows, store_dir, batch_rows, run_id, label, interval))
     part = judge.model_copy(update={"concurrency": math.ceil(judge.concurrency / n)})
     counts: Counter = Counter()
     with ProcessPoolExecutor(n, mp_context=mp.get_context("spawn")) as pool:
         futures = [
-            pool.submit(_run_slice, part, rows[i::n], store_dir, batch_rows, run_id)
+            pool.submit(
+                _run_slice,
+                *(part, rows[i::n], store_dir, batch_rows, run_id),
+                f"{label or judge.name} · process {i + 1}/{n}",
+                interval,
+            )
             for i in range(n)
         ]
         for f in futures:

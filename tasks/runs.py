@@ -1,0 +1,89 @@
+"""The run ledger: what each study run made, and a snapshot of its main numbers, so that
+"what changed since the last run" is a query (sql/reports/tbl_changes.sql)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import polars as pl
+
+from schemas.metric_history import MetricHistory
+from schemas.runs import Runs
+from schemas.validate import validate
+
+# per table: the columns naming a row, and the numbers worth comparing between runs
+SNAPSHOTS: dict[str, tuple[list[str], list[str]]] = {
+    "rating_metrics": (
+        ["kind", "judge", "prompt_level", "scale"],
+        ["n_items", "bias", "mae", "kripp_alpha", "parse_failure_rate"],
+    ),
+    "accuracy_metrics": (
+        ["judge", "prompt_level", "reasoning_effort", "subset"],
+        ["n_scored", "accuracy", "leniency", "unparseable_rate"],
+    ),
+    "tone_gaps": (
+        ["evaluator", "prompt_variant", "rewriter", "axis"],
+        ["n_texts", "gap", "noise_yardstick", "win_ratio"],
+    ),
+}
+UTC_US = pl.Datetime("us", "UTC")
+
+
+def run_rows(
+    study: str,
+    study_type: str,
+    run_id: str,
+    started_at: datetime,
+    finished_at: datetime,
+    judges: list[str],
+    made: dict[str, dict[str, int]],
+) -> pl.DataFrame:
+    """One ledger row per judge of the study (judges with nothing to do made 0 calls)."""
+    rows = [
+        {
+            "study": study,
+            "study_type": study_type,
+            "run_id": run_id,
+            "started_at": started_at,
+            "finished_at": finished_at,
+            "judge": judge,
+            "calls_made": sum(made.get(judge, {}).values()),
+            "calls_failed": sum(n for s, n in made.get(judge, {}).items() if s != "ok"),
+        }
+        for judge in judges
+    ]
+    schema = {
+        **dict.fromkeys(["study", "study_type", "run_id"], pl.String),
+        "started_at": UTC_US,
+        "finished_at": UTC_US,
+        "judge": pl.String,
+        "calls_made": pl.Int64,
+        "calls_failed": pl.Int64,
+    }
+    return validate(pl.DataFrame(rows, schema=schema), Runs)
+
+
+def metric_snapshot(
+    study: str, run_id: str, finished_at: datetime, source: str, table: pl.DataFrame
+) -> pl.DataFrame:
+    """`table`'s main numbers in long format (see SNAPSHOTS), tagged with the run."""
+    keys, metrics = SNAPSHOTS[source]
+    row_key = pl.concat_str(
+        [pl.format(f"{k}={{}}", pl.col(k).cast(pl.String).fill_null("∅")) for k in keys],
+        separator=" · ",
+    )
+    long = (
+        table.select(row_key.alias("row_key"), *[pl.col(m).cast(pl.Float64) for m in metrics])
+        .unpivot(index="row_key", variable_name="metric", value_name="value")
+        .with_columns(pl.col("value").fill_nan(None))
+    )
+    snapshot = long.select(
+        pl.lit(study).alias("study"),
+        pl.lit(run_id).alias("run_id"),
+        pl.lit(finished_at).cast(UTC_US).alias("finished_at"),
+        pl.lit(source).alias("source"),
+        "row_key",
+        "metric",
+        "value",
+    )
+    return validate(snapshot, MetricHistory)
