@@ -17,6 +17,7 @@ import polars as pl  # noqa: E402
 from judgelab.settings import Settings  # noqa: E402
 from judgelab.study import StudyError, load_study  # noqa: E402
 from schemas.validate import TableError  # noqa: E402
+from tasks.judging.runlock import StudyBusy  # noqa: E402
 
 # the table `judgelab run` prints per study type
 MAIN_TABLES = {
@@ -71,6 +72,10 @@ def compact(table: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+class UsageError(RuntimeError):
+    """A mistake the user fixes outside judgelab (a server to start, a variable to set)."""
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from flows.suite import study_suite
     from tasks import warehouse
@@ -121,6 +126,39 @@ def cmd_run(args: argparse.Namespace) -> int:
         "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"
     )
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve one scheduled deployment per study file until stopped (Ctrl-C)."""
+    import os
+
+    if not os.environ.get("PREFECT_API_URL"):
+        raise UsageError(
+            "judgelab serve needs a Prefect server for its schedules: start one with "
+            "`prefect server start` and set PREFECT_API_URL=http://127.0.0.1:4200/api"
+        )
+    from prefect import serve
+    from prefect.schedules import Cron
+
+    from flows.suite import study_suite
+
+    deployments = []
+    for path in args.study:
+        load_study(Path(path))  # a broken study file fails now, not at 3 a.m.
+        deployments.append(
+            study_suite.to_deployment(
+                name=Path(path).stem,
+                schedule=Cron(args.cron, timezone=args.timezone),
+                parameters={
+                    "suite_file": str(Path(path).resolve()),
+                    "sample_size": 0 if args.full else args.sample_size,
+                },
+                tags=["judgelab"],
+                description=f"judgelab run {path} on {args.cron} ({args.timezone})",
+            )
+        )
+    serve(*deployments, limit=args.limit)
     return 0
 
 
@@ -231,6 +269,18 @@ def build_parser() -> argparse.ArgumentParser:
     size.add_argument("--full", action="store_true", help="use every item of the benchmark")
     run.set_defaults(func=cmd_run)
 
+    serve = sub.add_parser(
+        "serve", help="serve scheduled deployments of study files on a Prefect server"
+    )
+    serve.add_argument("study", nargs="+", help="study or suite files, one deployment each")
+    serve.add_argument("--cron", default="0 3 * * *", help='schedule (default "0 3 * * *")')
+    serve.add_argument("--timezone", default="UTC", help="timezone of the schedule (default UTC)")
+    serve.add_argument("--limit", type=int, default=1, help="runs at once (default 1)")
+    ssize = serve.add_mutually_exclusive_group()
+    ssize.add_argument("--sample-size", type=int)
+    ssize.add_argument("--full", action="store_true")
+    serve.set_defaults(func=cmd_serve)
+
     plan = sub.add_parser(
         "plan", help="print planned, stored and missing calls per judge (no calls)"
     )
@@ -275,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (StudyError, TableError, FileNotFoundError) as exc:
+    except (StudyError, TableError, FileNotFoundError, UsageError, StudyBusy) as exc:
         print(f"judgelab: {exc}", file=sys.stderr)
         return 2
 
