@@ -1,0 +1,555 @@
+"""The self-hosted stack (docker-compose.yml, Dockerfile) checked without a Docker engine.
+
+Each check is a small function returning a list of problems: empty on the real files, and
+naming the problem on a broken copy, so the checks are seen to fail as well as pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from judgelab.env import DEFAULTS
+from judgelab.settings import PROJECT_ROOT, Settings
+
+COMPOSE_FILE = PROJECT_ROOT / "docker-compose.yml"
+DOCKERFILE = PROJECT_ROOT / "Dockerfile"
+EXPECTED_SERVICES = {"postgres", "prefect-server", "dask-scheduler", "dask-worker", "judgelab"}
+DATA_SERVICES = ("judgelab", "dask-worker")  # both write the judgment store
+KEYED_SERVICES = ("judgelab", "dask-worker")  # both make judge calls, so both need .env
+
+
+def load_compose() -> dict[str, Any]:
+    return yaml.safe_load(COMPOSE_FILE.read_text())
+
+
+def _env(service: dict) -> dict[str, str]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        env = dict(item.split("=", 1) for item in env)
+    return {k: "" if v is None else str(v) for k, v in env.items()}
+
+
+def _argv(value: str | list[str] | None) -> list[str]:
+    if value is None:
+        return []
+    return shlex.split(value) if isinstance(value, str) else [str(v) for v in value]
+
+
+def _healthcheck_argv(service: dict) -> list[str]:
+    test = _argv((service.get("healthcheck") or {}).get("test"))
+    return test[1:] if test[:1] in (["CMD"], ["CMD-SHELL"]) else test
+
+
+def _depends(service: dict) -> dict[str, str]:
+    deps = service.get("depends_on") or {}
+    if isinstance(deps, list):
+        return {name: "service_started" for name in deps}
+    return {name: (spec or {}).get("condition", "service_started") for name, spec in deps.items()}
+
+
+def _named_mounts(service: dict) -> dict[str, str]:
+    """Named volumes of a service → their mount path in the container."""
+    mounts = {}
+    for v in service.get("volumes") or []:
+        if isinstance(v, dict):
+            if v.get("type", "volume") == "volume" and v.get("source"):
+                mounts[v["source"]] = v["target"]
+        else:
+            source, _, rest = v.partition(":")
+            if source and not source.startswith((".", "/", "~", "$")):
+                mounts[source] = rest.split(":")[0]
+    return mounts
+
+
+def _container_ports(service: dict) -> set[int]:
+    ports = set()
+    for p in service.get("ports") or []:
+        target = p.get("target") if isinstance(p, dict) else str(p).split(":")[-1]
+        ports.add(int(str(target).split("/")[0]))
+    return ports
+
+
+def _env_files(service: dict) -> list[str]:
+    files = service.get("env_file") or []
+    files = [files] if isinstance(files, str | dict) else files
+    return [f["path"] if isinstance(f, dict) else f for f in files]
+
+
+def _strings(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        return [s for key, value in node.items() for s in [str(key), *_strings(value)]]
+    if isinstance(node, list):
+        return [s for item in node for s in _strings(item)]
+    return [node] if isinstance(node, str) else []
+
+
+# --- checks on docker-compose.yml -------------------------------------------------------
+
+
+def check_services(compose: dict) -> list[str]:
+    services = compose.get("services") or {}
+    problems = [f"service {name!r} missing" for name in sorted(EXPECTED_SERVICES - set(services))]
+    for name, service in services.items():
+        for dep, condition in _depends(service).items():
+            if dep not in services:
+                problems.append(f"{name} depends on unknown service {dep!r}")
+            elif condition == "service_healthy" and "healthcheck" not in services[dep]:
+                problems.append(
+                    f"{name} waits for {dep} to be healthy, but {dep} has no healthcheck"
+                )
+    return problems
+
+
+def check_postgres(compose: dict) -> list[str]:
+    services = compose["services"]
+    problems = []
+    if "pg_isready" not in " ".join(_healthcheck_argv(services["postgres"])):
+        problems.append("postgres has no pg_isready healthcheck")
+    if _depends(services["prefect-server"]).get("postgres") != "service_healthy":
+        problems.append("prefect-server does not wait for postgres: service_healthy")
+    url = _env(services["prefect-server"]).get("PREFECT_API_DATABASE_CONNECTION_URL", "")
+    if not re.fullmatch(r"postgresql\+asyncpg://[^@]+@postgres:5432/\S+", url):
+        problems.append(f"prefect-server database URL is not asyncpg on postgres:5432: {url!r}")
+    return problems
+
+
+def check_prefect_server(compose: dict) -> list[str]:
+    server = compose["services"]["prefect-server"]
+    problems = []
+    health = " ".join(_healthcheck_argv(server))
+    if "/api/health" not in health:
+        problems.append("prefect-server healthcheck does not ask /api/health")
+    if re.search(r"\b(curl|wget)\b", health):
+        problems.append("prefect-server healthcheck uses curl/wget, which the slim image lacks")
+    if 4200 not in _container_ports(server):
+        problems.append("prefect-server does not publish port 4200")
+    return problems
+
+
+def check_prefect_services(compose: dict) -> list[str]:
+    """A webserver started with --no-services needs `prefect server services start` beside it,
+    and both need a broker that crosses processes: with the default in-memory one, task runs
+    and events sent to the webserver never reach the services (measured on Prefect 3.9.1)."""
+    services = compose["services"]
+    commands = {name: _argv(s.get("command")) for name, s in services.items()}
+    webservers = [n for n, c in commands.items() if c[:3] == ["prefect", "server", "start"]]
+    split = [n for n in webservers if "--no-services" in commands[n]]
+    if not split:
+        return []
+    runners = [
+        n for n, c in commands.items() if c[:4] == ["prefect", "server", "services", "start"]
+    ]
+    problems = [] if runners else ["prefect-server runs --no-services but nothing runs services"]
+    for name in split + runners:
+        if not _env(services[name]).get("PREFECT_MESSAGING_BROKER"):
+            problems.append(f"{name} runs split Prefect services on the in-memory broker")
+    return problems
+
+
+def check_volumes(compose: dict) -> list[str]:
+    services = compose["services"]
+    declared = set(compose.get("volumes") or {})
+    problems = [
+        f"volume {v!r} not declared at top level"
+        for v in ("pgdata", "judgelab-data")
+        if v not in declared
+    ]
+    for name, service in services.items():
+        for volume in _named_mounts(service):
+            if volume not in declared:
+                problems.append(f"{name} mounts undeclared volume {volume!r}")
+    if "pgdata" not in _named_mounts(services["postgres"]):
+        problems.append("postgres does not keep its data on the pgdata volume")
+    paths = {name: _named_mounts(services[name]).get("judgelab-data") for name in DATA_SERVICES}
+    for name, path in paths.items():
+        if path is None:
+            problems.append(f"{name} does not mount judgelab-data")
+        elif path != _env(services[name]).get("JUDGELAB_DATA_DIR"):
+            problems.append(f"{name} mounts judgelab-data at {path}, not at its JUDGELAB_DATA_DIR")
+    if len({p for p in paths.values() if p}) > 1:
+        problems.append(f"judgelab-data mounted at different paths: {paths}")
+    return problems
+
+
+def check_builds(compose: dict, root: Path = PROJECT_ROOT) -> list[str]:
+    problems = []
+    for name, service in compose["services"].items():
+        build = service.get("build")
+        if build is None:
+            continue
+        build = {"context": build} if isinstance(build, str) else build
+        context = root / build.get("context", ".")
+        dockerfile = context / build.get("dockerfile", "Dockerfile")
+        if not dockerfile.is_file():
+            problems.append(f"{name} builds from {dockerfile}, which does not exist")
+    return problems
+
+
+def listed_variables(env_example: str) -> set[str]:
+    """Variables named in .env.example, set (`X=`) or shown commented out (`# X=`)."""
+    return set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]*)=", env_example, flags=re.MULTILINE))
+
+
+def compose_variables(compose: dict) -> set[str]:
+    """Variables compose interpolates (`${X}`, `${X:-default}`, `$X`); `$$` is a literal `$`."""
+    found = set()
+    for s in _strings(compose):
+        s = s.replace("$$", "")
+        found |= set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", s))
+    return found
+
+
+def check_env(compose: dict, env_example: str) -> list[str]:
+    services = compose["services"]
+    problems = [
+        f"{name} does not read .env (env_file)"
+        for name in KEYED_SERVICES
+        if ".env" not in _env_files(services[name])
+    ]
+    listed = listed_variables(env_example)
+    problems += [
+        f"${{{v}}} is used in docker-compose.yml but not listed in .env.example"
+        for v in sorted(compose_variables(compose) - listed)
+    ]
+    return problems
+
+
+def check_judgelab_env(compose: dict) -> list[str]:
+    """The judgelab service talks to the other services, and every JUDGELAB_* variable it sets
+    is a Settings field with a valid value (a typo would be silently ignored)."""
+    services = compose["services"]
+    env = _env(services["judgelab"])
+    want = {
+        "PREFECT_API_URL": "http://prefect-server:4200/api",
+        "JUDGELAB_RUNNER": "dask",
+        "JUDGELAB_DASK_ADDRESS": "tcp://dask-scheduler:8786",
+    }
+    problems = [
+        f"judgelab {k}={env.get(k)!r}, expected {v!r}" for k, v in want.items() if env.get(k) != v
+    ]
+    for name in DATA_SERVICES:
+        values = {}
+        for key, value in _env(services[name]).items():
+            if not key.startswith("JUDGELAB_"):
+                continue
+            field = key.removeprefix("JUDGELAB_").lower()
+            if field not in Settings.model_fields:
+                problems.append(f"{name} sets {key}, which is no judgelab setting")
+            else:
+                values[field] = value
+        try:
+            Settings(_env_file=None, **values)
+        except ValueError as exc:
+            problems.append(f"{name} sets invalid judgelab settings: {exc}")
+    return problems
+
+
+# --- commands the services run ----------------------------------------------------------
+
+
+@functools.cache
+def _help(exe: str, subcommand: tuple[str, ...]) -> tuple[int, str]:
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    done = subprocess.run(
+        [exe, *subcommand, "--help"], capture_output=True, text=True, timeout=120, env=env
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def command_problems(argv: list[str]) -> list[str]:
+    """`judgelab …` must parse with our CLI; `prefect …`/`dask …` must be installed beside this
+    Python, their subcommand must answer --help, and every --flag must be in that help."""
+    if not argv:
+        return ["no command"]
+    exe, args = argv[0], argv[1:]
+    if exe == "judgelab":
+        from judgelab.cli import build_parser
+
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                build_parser().parse_args(args)
+        except SystemExit:
+            return [f"judgelab rejects {shlex.join(args)}: {err.getvalue().strip()}"]
+        return [
+            f"judgelab {a}: no such file"
+            for a in args
+            if a.endswith(".toml") and not (PROJECT_ROOT / a).is_file()
+        ]
+    if exe in ("prefect", "dask"):
+        path = Path(sys.executable).parent / exe
+        if not path.is_file():
+            return [f"{exe} is not installed next to {sys.executable}"]
+        subcommand = []
+        for a in args:  # leading plain words; stops at a flag or an argument like tcp://…
+            if not re.fullmatch(r"[a-z][a-z-]*", a):
+                break
+            subcommand.append(a)
+        code, text = _help(str(path), tuple(subcommand))
+        if code != 0:
+            return [f"{exe} {' '.join(subcommand)} --help exits {code}"]
+        flags = [a.split("=")[0] for a in args if a.startswith("--")]
+        return [
+            f"{exe} {' '.join(subcommand)} has no {f}"
+            for f in flags
+            if not re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text)
+        ]
+    return [f"unknown program {exe!r}"]
+
+
+def healthcheck_problems(service: dict) -> list[str]:
+    """An inline `python -c` health probe must at least compile."""
+    argv = _healthcheck_argv(service)
+    if argv[:2] == ["python", "-c"]:
+        try:
+            compile(argv[2], "<healthcheck>", "exec")
+        except SyntaxError as exc:
+            return [f"healthcheck does not compile: {exc}"]
+    return []
+
+
+# --- checks on the Dockerfile -----------------------------------------------------------
+
+
+def dockerfile_instructions(text: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) with continuation lines joined and comments dropped."""
+    logical, current = [], ""
+    for line in text.splitlines():
+        if line.lstrip().startswith("#") or not line.strip():
+            continue
+        current += " " + line.strip().removesuffix("\\")
+        if not line.rstrip().endswith("\\"):
+            logical.append(current.strip())
+            current = ""
+    return [(ln.split(None, 1)[0].upper(), ln.split(None, 1)[1]) for ln in logical]
+
+
+def _pip_installs(args: str) -> list[list[str]]:
+    """Each `pip install` of a RUN line, as its argument list."""
+    commands = [shlex.split(part) for part in re.split(r"&&|;", args)]
+    return [
+        c[c.index("install") + 1 :] for c in commands if "pip" in " ".join(c) and "install" in c
+    ]
+
+
+def check_dockerfile(text: str, root: Path = PROJECT_ROOT) -> list[str]:
+    steps = dockerfile_instructions(text)
+    problems = []
+    if not any(i == "FROM" and a.startswith("python:3.11") for i, a in steps):
+        problems.append("not built FROM python:3.11 (pyproject requires 3.11)")
+    if not any(i == "RUN" and "cmake" in a and "build-essential" in a for i, a in steps):
+        problems.append("no compiler toolchain (build-essential, cmake) for llama-cpp-python")
+
+    copied: set[str] = set()  # what earlier COPY steps brought in; "." = everything
+    found = {"lock": False, "nodeps": False, "project": False}
+    for instruction, args in steps:
+        if instruction == "COPY":
+            sources = [a for a in shlex.split(args) if not a.startswith("--")][:-1]
+            copied |= {s.removeprefix("./") or "." for s in sources}
+        if instruction != "RUN":
+            continue
+        for pip in _pip_installs(args):
+            reqs = [pip[i + 1] for i, a in enumerate(pip[:-1]) if a in ("-r", "--requirement")]
+            for req in reqs:
+                if req not in copied and "." not in copied:
+                    problems.append(f"installs from {req} before copying it")
+                if not (root / req).is_file():
+                    problems.append(f"installs from {req}, which is not in the project")
+            if "requirements.lock" in reqs:
+                found["lock"] = True
+                if "--require-hashes" not in pip:
+                    problems.append("requirements.lock installed without --require-hashes")
+                if "." in copied:
+                    problems.append("the locked install comes after COPY . (no layer cache)")
+            if "requirements-nodeps.txt" in reqs:
+                found["nodeps"] = True
+                if not {"--no-deps", "--require-hashes"} <= set(pip):
+                    problems.append("requirements-nodeps.txt needs --no-deps --require-hashes")
+            if "-e" in pip and pip[pip.index("-e") + 1] == ".":
+                found["project"] = True
+                if "." not in copied:
+                    problems.append("installs the project (-e .) before copying it")
+                if not {"--no-deps", "--no-build-isolation"} <= set(pip):
+                    problems.append("the project install needs --no-deps --no-build-isolation")
+    problems += [f"no pip install of the {what}" for what, ok in found.items() if not ok]
+
+    env: dict[str, str] = {}
+    for instruction, args in steps:
+        if instruction == "ENV":
+            env |= dict(pair.split("=", 1) for pair in shlex.split(args) if "=" in pair)
+    problems += [f"ENV does not set {key} (judgelab/env.py)" for key in DEFAULTS if key not in env]
+    if env.get("JUDGELAB_DATA_DIR") != "/data":
+        problems.append("ENV JUDGELAB_DATA_DIR is not /data")
+    return problems
+
+
+def check_dockerignore(text: str) -> list[str]:
+    ignored = {line.strip().rstrip("/") for line in text.splitlines()}
+    return [
+        f".dockerignore does not exclude {p}" for p in (".env", ".venv", ".git") if p not in ignored
+    ]
+
+
+# --- the real files ---------------------------------------------------------------------
+
+STATIC_CHECKS = [
+    check_services,
+    check_postgres,
+    check_prefect_server,
+    check_prefect_services,
+    check_volumes,
+    check_builds,
+    check_judgelab_env,
+]
+
+
+@pytest.mark.parametrize("check", STATIC_CHECKS, ids=lambda f: f.__name__)
+def test_compose_file(check) -> None:
+    assert check(load_compose()) == []
+
+
+def test_compose_variables_are_listed_in_env_example() -> None:
+    compose = load_compose()
+    assert {"POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"} <= compose_variables(compose)
+    assert check_env(compose, (PROJECT_ROOT / ".env.example").read_text()) == []
+
+
+@pytest.mark.parametrize("service", sorted(EXPECTED_SERVICES - {"postgres"}))
+def test_service_command_exists(service: str) -> None:
+    spec = load_compose()["services"][service]
+    assert command_problems(_argv(spec.get("command"))) == []
+    assert healthcheck_problems(spec) == []
+
+
+def test_dockerfile_installs_from_the_lock() -> None:
+    assert check_dockerfile(DOCKERFILE.read_text()) == []
+    assert check_dockerignore((PROJECT_ROOT / ".dockerignore").read_text()) == []
+
+
+# --- broken copies: each check names what is wrong ---------------------------------------
+
+
+def _broken(edit) -> dict:
+    compose = copy.deepcopy(load_compose())
+    edit(compose["services"], compose)
+    return compose
+
+
+def test_checks_report_a_broken_compose_file() -> None:
+    def no_healthcheck(s, c):
+        del s["postgres"]["healthcheck"]
+
+    def started_only(s, c):
+        s["prefect-server"]["depends_on"]["postgres"]["condition"] = "service_started"
+
+    def worker_elsewhere(s, c):
+        s["dask-worker"]["volumes"] = ["judgelab-data:/srv/data"]
+
+    def undeclared(s, c):
+        del c["volumes"]["judgelab-data"]
+
+    def no_worker(s, c):
+        del s["dask-worker"]
+
+    def missing_dockerfile(s, c):
+        s["judgelab"]["build"] = {"context": ".", "dockerfile": "Dockerfile.gone"}
+
+    def typo(s, c):
+        s["judgelab"]["environment"]["JUDGELAB_DASK_ADRESS"] = "tcp://dask-scheduler:8786"
+
+    def bad_runner(s, c):
+        s["judgelab"]["environment"]["JUDGELAB_RUNNER"] = "ray"
+
+    def curl_probe(s, c):
+        s["prefect-server"]["healthcheck"]["test"] = "curl -f http://localhost:4200/api/health"
+
+    def split_in_memory(s, c):
+        s["prefect-server"]["command"] += ["--no-services"]
+        s["prefect-services"] = {"command": "prefect server services start"}
+
+    cases = [
+        (no_healthcheck, check_postgres, "pg_isready"),
+        (no_healthcheck, check_services, "postgres has no healthcheck"),
+        (started_only, check_postgres, "service_healthy"),
+        (worker_elsewhere, check_volumes, "/srv/data"),
+        (undeclared, check_volumes, "'judgelab-data' not declared"),
+        (no_worker, check_services, "'dask-worker' missing"),
+        (missing_dockerfile, check_builds, "Dockerfile.gone"),
+        (typo, check_judgelab_env, "JUDGELAB_DASK_ADRESS"),
+        (bad_runner, check_judgelab_env, "runner"),
+        (curl_probe, check_prefect_server, "curl"),
+        (split_in_memory, check_prefect_services, "in-memory broker"),
+    ]
+    for edit, check, expected in cases:
+        problems = check(_broken(edit))
+        assert any(expected in p for p in problems), (edit.__name__, check.__name__, problems)
+
+
+def test_check_env_reports_unlisted_variables_and_missing_env_file() -> None:
+    def edit(s, c):
+        s["judgelab"]["environment"]["OTHER"] = "${UNLISTED_VAR:-x} $$ESCAPED"
+        del s["dask-worker"]["env_file"]
+
+    problems = check_env(_broken(edit), (PROJECT_ROOT / ".env.example").read_text())
+    assert any("UNLISTED_VAR" in p for p in problems)
+    assert not any("ESCAPED" in p for p in problems)
+    assert any("dask-worker does not read .env" in p for p in problems)
+
+
+def test_command_problems_name_unknown_commands_and_flags() -> None:
+    assert command_problems(["judgelab", "serv", "studies/all.toml"])  # no such subcommand
+    assert any("--nightly" in p for p in command_problems(["judgelab", "run", "x", "--nightly"]))
+    serve = _argv(load_compose()["services"]["judgelab"]["command"])
+    assert any("--every" in p for p in command_problems([*serve, "--every", "day"]))
+    assert any(
+        "no such file" in p for p in command_problems(["judgelab", "run", "studies/gone.toml"])
+    )
+    worker = ["dask", "worker", "tcp://dask-scheduler:8786", "--nworkers", "1"]
+    assert command_problems(worker) == []
+    assert command_problems([*worker, "--n-workers", "1"]) == ["dask worker has no --n-workers"]
+    (begin,) = command_problems(["prefect", "server", "begin"])
+    assert begin.startswith("prefect server begin --help exits ")
+    assert command_problems(["celery", "worker"]) == ["unknown program 'celery'"]
+    assert healthcheck_problems({"healthcheck": {"test": ["CMD", "python", "-c", "import ("]}})
+
+
+def test_check_dockerfile_reports_a_broken_dockerfile() -> None:
+    text = DOCKERFILE.read_text()
+    cases = [
+        (
+            text.replace("--require-hashes -r requirements.lock", "-r requirements.lock"),
+            "without --require-hashes",
+        ),
+        (
+            text.replace(
+                "COPY requirements.lock requirements-nodeps.txt pyproject.toml ./",
+                "COPY requirements-nodeps.txt pyproject.toml ./",
+            ),
+            "installs from requirements.lock before copying it",
+        ),
+        (text.replace("COPY . .", ""), "-e .) before copying it"),
+        (text.replace("    LITELLM_OFFLINE_MODE=true \\\n", ""), "LITELLM_OFFLINE_MODE"),
+        (text.replace("build-essential cmake git", "git"), "build-essential, cmake"),
+    ]
+    for broken, expected in cases:
+        assert broken != text, expected  # the edit applied
+        problems = check_dockerfile(broken)
+        assert any(expected in p for p in problems), (expected, problems)
+    assert check_dockerignore("") == [
+        ".dockerignore does not exclude .env",
+        ".dockerignore does not exclude .venv",
+        ".dockerignore does not exclude .git",
+    ]
