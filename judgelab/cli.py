@@ -139,23 +139,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "`prefect server start` and set PREFECT_API_URL=http://127.0.0.1:4200/api"
         )
     from prefect import serve
-    from prefect.schedules import Cron
+    from prefect.schedules import Cron, Interval
 
     from flows.suite import study_suite
 
+    if args.every:
+        schedule, when = Interval(args.every, timezone=args.timezone), f"every {args.every} s"
+    else:
+        schedule, when = Cron(args.cron, timezone=args.timezone), f"{args.cron} ({args.timezone})"
     deployments = []
     for path in args.study:
         load_study(Path(path))  # a broken study file fails now, not at 3 a.m.
         deployments.append(
             study_suite.to_deployment(
                 name=Path(path).stem,
-                schedule=Cron(args.cron, timezone=args.timezone),
+                schedule=schedule,
                 parameters={
                     "suite_file": str(Path(path).resolve()),
                     "sample_size": 0 if args.full else args.sample_size,
                 },
                 tags=["judgelab"],
-                description=f"judgelab run {path} on {args.cron} ({args.timezone})",
+                description=f"judgelab run {path}, {when}",
             )
         )
     serve(*deployments, limit=args.limit)
@@ -273,7 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", help="serve scheduled deployments of study files on a Prefect server"
     )
     serve.add_argument("study", nargs="+", help="study or suite files, one deployment each")
-    serve.add_argument("--cron", default="0 3 * * *", help='schedule (default "0 3 * * *")')
+    when = serve.add_mutually_exclusive_group()
+    when.add_argument("--cron", default="0 3 * * *", help='schedule (default "0 3 * * *")')
+    when.add_argument("--every", type=int, metavar="SECONDS", help="run at this interval instead")
     serve.add_argument("--timezone", default="UTC", help="timezone of the schedule (default UTC)")
     serve.add_argument("--limit", type=int, default=1, help="runs at once (default 1)")
     ssize = serve.add_mutually_exclusive_group()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,18 @@ def vader_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     s = Settings(data_dir=tmp_path_factory.mktemp("vader"), data_mirror=mirror_dir())
     (archive,) = fetch(["vader"], s)
     return extract_tar(archive, s.raw_dir / "vader" / "extracted") / "hutto_ICWSM_2014"
+
+
+@pytest.fixture(scope="session")
+def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Prefect server: the one `.ci/run` started (JUDGELAB_TEST_PREFECT_API_URL), or one
+    started here for this session."""
+    from judgelab.testing import prefect_server
+
+    url = os.environ.get("JUDGELAB_TEST_PREFECT_API_URL")
+    if url:
+        assert prefect_server.healthy(url), f"no Prefect server answers at {url}"
+        yield url
+        return
+    with prefect_server.running(tmp_path_factory.mktemp("prefect-server")) as url:
+        yield url

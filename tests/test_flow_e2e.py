@@ -19,6 +19,14 @@ from tasks.judging import store
 pytestmark = pytest.mark.slow
 
 
+# CI's Prefect server (.ci/run starts it) spares each run an ephemeral one (~10 s)
+CI_SERVER = (
+    {"PREFECT_API_URL": os.environ["JUDGELAB_TEST_PREFECT_API_URL"]}
+    if os.environ.get("JUDGELAB_TEST_PREFECT_API_URL")
+    else {}
+)
+
+
 def judgelab(data_dir: Path, *args: str, env: dict | None = None) -> str:
     proc = subprocess.run(
         [sys.executable, "-m", "judgelab.cli", *args],
@@ -28,6 +36,7 @@ def judgelab(data_dir: Path, *args: str, env: dict | None = None) -> str:
         timeout=900,
         env={
             **os.environ,
+            **CI_SERVER,
             "JUDGELAB_DATA_DIR": str(data_dir),
             "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
             **(env or {}),

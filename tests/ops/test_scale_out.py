@@ -19,11 +19,16 @@ from tasks.judging import store
 pytestmark = pytest.mark.slow
 
 
-def test_three_dask_workers_make_each_call_once(tmp_path: Path) -> None:
+def test_three_dask_workers_make_each_call_once(tmp_path: Path, prefect_api: str) -> None:
     data, log = tmp_path / "data", tmp_path / "requests.jsonl"
     with mock_provider.running(log, latency=0.05) as url:
         study = write_study(tmp_path / "ops.toml", url, ["mock-a", "mock-b"], shard_size=10)
-        env = {**ENV, "JUDGELAB_RUNNER": "dask", "JUDGELAB_DASK_WORKERS": "3"}
+        env = {
+            **ENV,
+            "JUDGELAB_RUNNER": "dask",
+            "JUDGELAB_DASK_WORKERS": "3",
+            "PREFECT_API_URL": prefect_api,
+        }
         out = judgelab(data, "run", str(study), env=env)
         rerun = judgelab(data, "run", str(study), env=env)
     assert re.search(r"shards ran on 3 workers", out), out
