@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-fast lint lock clean
+.PHONY: setup browser run test test-fast lint lock clean
 
 $(STAMP): requirements.lock requirements-nodeps.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,12 @@ setup: $(STAMP)  ## create .venv from the hash-locked requirements
 run: setup  ## run the default studies on the embedded judge: rating (sentiment, toxicity) + accuracy
 	$(BIN)/judgelab run studies/all.toml
 
-test: setup  ## the whole test suite, slow end-to-end runs included
+browser:  ## Debian's Chromium for the report's browser test (installed when run as root)
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+		>/dev/null; } || echo "chromium is not installed: the browser test will be skipped"
+
+test: setup browser  ## the whole test suite, slow end-to-end runs included
 	$(BIN)/python -m pytest
 
 test-fast: setup  ## skip the end-to-end runs

@@ -76,7 +76,25 @@ class UsageError(RuntimeError):
     """A mistake the user fixes outside judgelab (a server to start, a variable to set)."""
 
 
+def preflight(run_file: str) -> None:
+    """Every study file parses and every judge has its credentials, before anything runs."""
+    from judgelab.study import study_files
+    from tasks.judging.engine import missing_credentials
+
+    for path in study_files(run_file):
+        study = load_study(path)
+        for judge in [*study.judges, *([study.rewriter] if study.rewriter else [])]:
+            missing = missing_credentials(judge)
+            if missing:
+                names = " and ".join(missing)
+                raise UsageError(
+                    f"judge {judge.name!r} ({judge.model}) in {path} needs {names}: export "
+                    f"{missing[0]}=... or add it to .env (see .env.example), then run again"
+                )
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    preflight(args.study)
     from flows.suite import study_suite
     from tasks import warehouse
 
@@ -126,6 +144,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"
     )
+    print(f"\nreport (figures and tables, works offline): {write_report(args.study).resolve()}")
     return 0
 
 
@@ -149,7 +168,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         schedule, when = Cron(args.cron, timezone=args.timezone), f"{args.cron} ({args.timezone})"
     deployments = []
     for path in args.study:
-        load_study(Path(path))  # a broken study file fails now, not at 3 a.m.
+        preflight(path)  # a broken study file or a missing key fails now, not at 3 a.m.
         deployments.append(
             study_suite.to_deployment(
                 name=Path(path).stem,
@@ -243,8 +262,26 @@ def cmd_tables(args: argparse.Namespace) -> int:
     from tasks import warehouse
 
     for f in warehouse.view_files():
-        first = f.read_text().splitlines()[0].removeprefix("--").strip()
-        print(f"{f.stem:28} {first}")
+        print(f"{f.stem:28} {warehouse.view_meaning(f.stem)}")
+    return 0
+
+
+def report_path(run_file: str) -> Path:
+    return Settings().data_dir / "reports" / f"{Path(run_file).stem}.html"
+
+
+def write_report(run_file: str, out: Path | None = None) -> Path:
+    """The HTML report of every study a study or suite file names."""
+    from judgelab.study import study_files
+    from tasks.report.build import write_report as write
+
+    studies = [load_study(path).name for path in study_files(run_file)]
+    return write(Settings(), studies, out or report_path(run_file))
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    path = write_report(args.study, Path(args.output) if args.output else None)
+    print(f"report: {path.resolve().as_uri()}")
     return 0
 
 
@@ -263,10 +300,17 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="judgelab", description="How far can you trust an LLM judge?")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = argparse.ArgumentParser(
+        prog="judgelab",
+        description="How far can you trust an LLM judge? Studies of design sensitivity and "
+        "tone bias, with every result in SQL.",
+        formatter_class=lambda prog: argparse.HelpFormatter(prog, max_help_position=14, width=110),
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run a study end to end and print its main table")
+    run = sub.add_parser(
+        "run", help="run a study or suite end to end, print its main tables, write its report"
+    )
     run.add_argument("study", help="study or suite file, e.g. studies/rating.toml")
     size = run.add_mutually_exclusive_group()
     size.add_argument("--sample-size", type=int, help="items to sample (overrides the study file)")
@@ -274,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
 
     serve = sub.add_parser(
-        "serve", help="serve scheduled deployments of study files on a Prefect server"
+        "serve", help="serve study files as scheduled deployments on a Prefect server"
     )
     serve.add_argument("study", nargs="+", help="study or suite files, one deployment each")
     when = serve.add_mutually_exclusive_group()
@@ -288,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     plan = sub.add_parser(
-        "plan", help="print planned, stored and missing calls per judge (no calls)"
+        "plan", help="planned, stored and missing calls per judge, with a cost estimate"
     )
     plan.add_argument("study")
     psize = plan.add_mutually_exclusive_group()
@@ -297,32 +341,47 @@ def build_parser() -> argparse.ArgumentParser:
     plan.set_defaults(func=cmd_plan)
 
     reparse = sub.add_parser(
-        "reparse", help="re-parse stored answers and rebuild the tables (no model calls)"
+        "reparse", help="re-parse stored answers and rebuild the tables (no calls)"
     )
     reparse.add_argument("study")
     reparse.set_defaults(func=cmd_reparse)
 
-    data = sub.add_parser("data", help="benchmark data").add_subparsers(
-        dest="data_cmd", required=True
-    )
+    data = sub.add_parser(
+        "data", help="fetch and checksum benchmark files: data fetch [SOURCE ...]"
+    ).add_subparsers(dest="data_cmd", required=True)
     fetch = data.add_parser("fetch", help="download and checksum benchmark files into data/raw")
     fetch.add_argument(
         "sources", nargs="*", help="source names from data/sources.toml (default all)"
     )
     fetch.set_defaults(func=cmd_fetch)
 
-    sql = sub.add_parser("sql", help="run an ad-hoc SQL query against data/judgelab.duckdb")
+    sql = sub.add_parser(
+        "sql", help="run an ad-hoc SQL query against the warehouse (works during a run)"
+    )
     sql.add_argument("query")
     sql.set_defaults(func=cmd_sql)
 
     tables = sub.add_parser("tables", help="list every view with its one-line meaning")
     tables.set_defaults(func=cmd_tables)
 
-    show = sub.add_parser("show", help="print or export one view (text, csv, md, latex)")
+    show = sub.add_parser("show", help="print one view as a table (or csv, md, latex)")
     show.add_argument("view", help="a view name from `judgelab tables`, e.g. tbl_threshold_shares")
     show.add_argument("--format", choices=["text", "csv", "md", "latex"], default="text")
     show.add_argument("--output", "-o", help="write to this file instead of printing")
     show.set_defaults(func=cmd_show)
+
+    export = sub.add_parser("export", help="write one view as CSV, Markdown or LaTeX")
+    export.add_argument("view", help="a view name from `judgelab tables`")
+    export.add_argument("--format", choices=["csv", "md", "latex"], default="csv")
+    export.add_argument("--output", "-o", help="write to this file instead of printing")
+    export.set_defaults(func=cmd_show)
+
+    report = sub.add_parser(
+        "report", help="write the offline HTML report (figures + tables) of a study or suite"
+    )
+    report.add_argument("study", help="study or suite file that has been run")
+    report.add_argument("--output", "-o", help="HTML file (default data/reports/STEM.html)")
+    report.set_defaults(func=cmd_report)
     return p
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from judgelab.settings import PROJECT_ROOT
 
@@ -23,6 +24,10 @@ DEFAULTS = {
 
 
 def apply_defaults() -> None:
-    """Fill unset variables only: anything the user exports wins."""
+    """Fill unset variables only: anything the user exports wins, then `.env` (API keys of
+    hosted judges live there; see .env.example), then these defaults."""
+    from dotenv import load_dotenv
+
+    load_dotenv(Path.cwd() / ".env", override=False)
     for key, value in DEFAULTS.items():
         os.environ.setdefault(key, value)

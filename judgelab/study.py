@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -237,6 +239,22 @@ class Study(BaseModel):
             get_baseline(name, self.task)
         return self
 
+    @field_validator("scales")
+    @classmethod
+    def known_scales(cls, scales: list[str]) -> list[str]:
+        from tasks.judging.scales import load_scales  # a typo fails at load, not mid-run
+
+        known = sorted(load_scales())
+        for name in scales:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise ValueError(
+                    f"unknown scale {name!r}: {hint}known scales are {', '.join(known)} "
+                    "(prompts/scales.toml)"
+                )
+        return scales
+
     @field_validator("judges")
     @classmethod
     def unique_judge_names(cls, judges: list[Judge]) -> list[Judge]:
@@ -269,10 +287,42 @@ def load_study(path: str | Path, **overrides) -> Study:
     try:
         return Study.model_validate(doc)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise StudyError(f"{path}: {problems}") from None
+        text = path.read_text()
+        problems = []
+        for e in exc.errors():
+            line = locate(text, e["loc"])
+            where = f"line {line}, " if line else ""
+            msg = e["msg"].removeprefix("Value error, ")
+            problems.append(f"{where}{'.'.join(str(p) for p in e['loc'])}: {msg}")
+        raise StudyError(f"{path}: {'; '.join(problems)}") from None
+
+
+HEADER = re.compile(r"^\s*(\[\[?)\s*([\w.]+)\s*\]\]?")
+
+
+def locate(text: str, loc: tuple) -> int | None:
+    """The line of a study file a validation error points at: the key's line in its table
+    (`[study]`, `[study.analysis]`, the n-th `[[judges]]`, `[rewriter]`), else the table's."""
+    if loc and loc[0] == "judges" and len(loc) > 1 and isinstance(loc[1], int):
+        table, nth, keys = "judges", loc[1], [str(k) for k in loc[2:]]
+    elif loc and loc[0] == "rewriter":
+        table, nth, keys = "rewriter", 0, [str(k) for k in loc[1:]]
+    else:
+        parts = [str(k) for k in loc if not isinstance(k, int)]
+        table, nth, keys = ".".join(["study", *parts[:-1]]), 0, parts[-1:]
+    seen, current, found = -1, None, None
+    for number, line in enumerate(text.splitlines(), 1):
+        if m := HEADER.match(line):
+            current = m.group(2)
+            if current == table:
+                seen += 1
+                if seen == nth:
+                    found = found or number
+            continue
+        in_table = current == table and seen == nth
+        if in_table and keys and re.match(rf"\s*{re.escape(keys[0])}\s*=", line):
+            return number
+    return found
 
 
 def study_files(path: str | Path) -> list[Path]:

@@ -13,6 +13,7 @@ import pandera.polars as pa
 import polars as pl
 
 from judgelab.settings import PROJECT_ROOT, Settings
+from tasks.judging import store
 
 SQL_DIR = PROJECT_ROOT / "sql"
 LAYERS = ("staging", "marts", "reports")
@@ -109,6 +110,7 @@ def publish_views(settings: Settings) -> list[str]:
     dest = settings.duckdb_path
     dest.parent.mkdir(parents=True, exist_ok=True)
     ensure_tables(settings)
+    store.ensure_store(settings.store_dir)
     names = []
     tmp = dest.parent / f".tmp-{uuid.uuid4().hex}.duckdb"
     try:

@@ -1,7 +1,7 @@
 """A real `prefect server start` on 127.0.0.1 FOR TESTS AND CI: start it, wait until
 `/api/health` answers, stop it afterwards.
 
-Run: python -m judgelab.testing.prefect_server --home DIR --port 4299
+Run: python -m judgelab.testing.prefect_server --home DIR [--port N]
 It prints `api http://127.0.0.1:PORT/api` once healthy and serves until terminated.
 """
 
@@ -91,10 +91,10 @@ def running(home: Path, port: int | None = None) -> Iterator[str]:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--home", required=True, help="PREFECT_HOME of the server (its database)")
-    p.add_argument("--port", type=int, default=4299)
+    p.add_argument("--port", type=int, default=0, help="0: any free port")
     args = p.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so `running` stops the server
-    with running(Path(args.home), args.port) as api_url:
+    with running(Path(args.home), args.port or None) as api_url:
         print(f"api {api_url}", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             while True:

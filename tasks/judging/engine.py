@@ -62,6 +62,21 @@ def api_key(judge: Judge) -> str | None:
     return value
 
 
+IN_PROCESS = ("local/", "fake/")  # providers.py: no credentials, no network
+
+
+def missing_credentials(judge: Judge) -> list[str]:
+    """Environment variables this judge needs and does not have, checked before a run starts:
+    its `api_key_env`, else what litellm says the provider needs."""
+    if judge.api_key_env:
+        return [] if os.environ.get(judge.api_key_env) else [judge.api_key_env]
+    if judge.model.startswith(IN_PROCESS):
+        return []
+    found = litellm.validate_environment(model=judge.model, api_base=judge.api_base)
+    # an api_base in the study file stands in for the provider's *_API_BASE variable
+    return [k for k in found["missing_keys"] if not (judge.api_base and k.endswith("_API_BASE"))]
+
+
 def request_kwargs(judge: Judge, messages: list[dict], params: dict, key: str | None) -> dict:
     kwargs = {
         "model": judge.model,

@@ -1,0 +1,200 @@
+"""Assemble the report page from finished blocks: HTML strings in, one HTML string out.
+
+Everything the page shows is escaped here; figures arrive as inline SVG from `figures.to_svg`.
+The page loads nothing: a Content-Security-Policy forbids every outside resource.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from html import escape
+
+import polars as pl
+
+CSS = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b;
+       margin: 0; background: #fff; }
+main { max-width: 1240px; margin: 0 auto; padding: 1.5rem 2rem 4rem; }
+h1 { font-size: 1.7rem; margin: 0 0 .3rem; }
+h2 { font-size: 1.35rem; margin: 2.4rem 0 .4rem; padding-bottom: .2rem;
+     border-bottom: 2px solid #ddd; }
+h3 { font-size: 1.08rem; margin: 1.8rem 0 .2rem; }
+p { margin: .3rem 0 .6rem; }
+p.guide { color: #333; max-width: 52rem; }
+p.empty { color: #555; font-style: italic; }
+nav > ol { margin: .4rem 0; padding-left: 1.3rem; }
+nav ol ol { columns: 2; column-gap: 2rem; margin: .1rem 0 .5rem; padding-left: 1.3rem;
+           font-size: .9rem; }
+figure { margin: .4rem 0 .5rem; }
+figure svg { display: block; }
+figcaption { font-size: .8rem; color: #666; }
+details { margin: .2rem 0 1rem; }
+summary { cursor: pointer; color: #0b5394; font-size: .9rem; }
+.scroll { overflow-x: auto; max-height: 32rem; overflow-y: auto; border: 1px solid #e3e3e3; }
+table { border-collapse: collapse; font-size: .8rem; font-variant-numeric: tabular-nums; }
+th, td { padding: .18rem .5rem; border-bottom: 1px solid #eee; text-align: left;
+         white-space: nowrap; }
+th { background: #f5f5f5; position: sticky; top: 0; }
+td.num { text-align: right; }
+td.null { color: #aaa; }
+td.long { white-space: normal; min-width: 24rem; }
+code { font-size: .9em; }
+"""
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One figure or table: its heading, a one-sentence reading guide and its source view.
+
+    `svg` is the drawn figure; a figure block without one shows `note` (why nothing is drawn)
+    in one line. A table block (`figure=False`) shows its table openly."""
+
+    view: str
+    title: str
+    guide: str
+    table: pl.DataFrame
+    figure: bool = True
+    svg: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    title: str
+    intro: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+def fmt_value(value: object) -> str:
+    """A cell as the reader sees it: views round their numbers already, so show them as they
+    are (no trailing zeros); tiny values such as p-values in scientific notation."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if value != 0 and abs(value) < 1e-3:
+            return f"{value:.2e}"
+        return f"{round(value, 4):.10g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(fmt_value(v) for v in value)
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    return str(value)
+
+
+def render_table(frame: pl.DataFrame, view: str) -> str:
+    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
+    head = "".join(f"<th>{escape(c)}</th>" for c in frame.columns)
+    rows = []
+    for row in frame.iter_rows():
+        cells = []
+        for value, is_num in zip(row, numeric, strict=True):
+            if value is None:
+                cls = "null"
+            elif is_num:
+                cls = "num"
+            else:  # long text (a baseline's caveat) wraps instead of widening the table
+                cls = "long" if isinstance(value, str) and len(value) > 40 else ""
+            attr = f' class="{cls}"' if cls else ""
+            cells.append(f"<td{attr}>{escape(fmt_value(value))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<div class="scroll"><table data-view="{escape(view)}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _rows(n: int) -> str:
+    return f"{n} row{'s' if n != 1 else ''}"
+
+
+def render_block(block: Block, anchor: str) -> str:
+    view = escape(block.view)
+    parts = [
+        f'<article class="block" id="{anchor}">',
+        f"<h3>{escape(block.title)}</h3>",
+        f'<p class="guide">{escape(block.guide)}</p>',
+    ]
+    if block.table.is_empty():
+        parts.append(
+            f'<p class="empty" data-view="{view}">No rows in <code>{view}</code> '
+            "for these studies.</p>"
+        )
+    elif not block.figure:
+        parts.append(render_table(block.table, block.view))
+    else:
+        if block.svg is None:
+            note = f": {block.note}" if block.note else ""
+            parts.append(
+                f'<p class="empty" data-view="{view}">Nothing to draw from '
+                f"<code>{view}</code> ({_rows(block.table.height)}){escape(note)}.</p>"
+            )
+        else:
+            parts.append(
+                f'<figure data-view="{view}">{block.svg}<figcaption>Source: <code>{view}</code>'
+                f" ({_rows(block.table.height)}).</figcaption></figure>"
+            )
+        parts.append(
+            f'<details data-view="{view}"><summary>Table <code>{view}</code> · '
+            f"{_rows(block.table.height)}</summary>{render_table(block.table, block.view)}"
+            "</details>"
+        )
+    parts.append("</article>")
+    return "\n".join(parts)
+
+
+def count_figures(sections: list[Section]) -> int:
+    return sum(
+        1 for s in sections for b in s.blocks if b.figure and b.svg is not None and b.table.height
+    )
+
+
+def render_page(studies: list[str], source: str, sections: list[Section]) -> str:
+    """The whole page: header, contents, one <section> per part, every figure counted in the
+    `judgelab-figures` meta tag."""
+    toc, body = [], []
+    for s in sections:
+        links = []
+        blocks = []
+        for i, b in enumerate(s.blocks, 1):
+            anchor = f"{s.key}-{i}"
+            links.append(f'<li><a href="#{anchor}">{escape(b.title)}</a></li>')
+            blocks.append(render_block(b, anchor))
+        toc.append(f'<li><a href="#{s.key}">{escape(s.title)}</a><ol>{"".join(links)}</ol></li>')
+        body.append(
+            f'<section id="{s.key}" class="part">\n<h2>{escape(s.title)}</h2>\n'
+            f"<p>{escape(s.intro)}</p>\n" + "\n".join(blocks) + "\n</section>"
+        )
+    names = ", ".join(studies)
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="judgelab-figures" content="{count_figures(sections)}">
+<title>judgelab report: {escape(names)}</title>
+<style>{CSS}</style>
+</head>
+<body>
+<main>
+<header>
+<h1>judgelab report</h1>
+<p>Studies: <strong>{escape(names)}</strong>. Read from <code>{escape(source)}</code>; every
+figure is drawn from the view named under it, and that view's rows for these studies are in the
+table below it. Bias and MAE are on the common 1–7 scale; a design is judge × prompt level ×
+scale (× reasoning effort).</p>
+</header>
+<nav><h2>Contents</h2><ol>{"".join(toc)}</ol></nav>
+{chr(10).join(body)}
+</main>
+</body>
+</html>
+"""

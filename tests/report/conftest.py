@@ -1,0 +1,235 @@
+"""Report fixtures: one small warehouse built once per session by the real flows on the
+deterministic fake judges (no LLM), the report written from it, and a tiny HTML tree parser.
+
+Studies (all through `judgelab run` on one suite file, about 20 s):
+  report-rating    VADER, 30 items, 2 `fake/planted` judges × 2 prompt levels × 2 scales + the
+                   VADER baseline: one judge shifted by −0.4 (+0.5 on −3..3), one noisy
+  report-accuracy  TruthfulQA, 40 items, a lenient and a strict judge × 2 prompt levels
+  report-tone      UKPConvArg1, 12 texts, the `fake/echo` rewriter (its versions fail the
+                   checks) and the lexical one, a tone-bonus and a noisy evaluator × 2 prompt
+                   variants, 2 repeats; left out when the offline embedding model is missing
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import mirror_dir
+from test_flow_e2e import judgelab
+
+from judgelab.settings import Settings
+from judgelab.study import load_study
+from tasks import benchmarks
+from tasks.tone.similarity import local_backend_missing
+
+RATING = """
+[study]
+name = "report-rating"
+task = "sentiment"
+benchmark = "vader"
+sample_size = 30
+seed = 7
+prompt_levels = ["base", "long_icl"]
+scales = ["likert7", "bipolar3"]
+baselines = ["vader"]
+
+[study.analysis]
+bootstrap = 200
+
+[[judges]]
+name = "fake-shift"
+model = "fake/planted"
+concurrency = 32
+extra = {{ truth = "{truth}", shift = -0.4, scale_shift = 0.5, shift_on = [-3, 3] }}
+
+[[judges]]
+name = "fake-noisy"
+model = "fake/planted"
+concurrency = 32
+extra = {{ truth = "{truth}", noise = 1.0 }}
+"""
+ACCURACY = """
+[study]
+name = "report-accuracy"
+type = "accuracy"
+task = "accuracy"
+benchmark = "truthfulqa"
+sample_size = 40
+share_correct = 0.5
+seed = 5
+prompt_levels = ["base", "long_icl"]
+scales = ["verdict"]
+
+[[judges]]
+name = "lenient"
+model = "fake/planted"
+concurrency = 32
+extra = {{ truth = "{truth}", accept_wrong = 0.3 }}
+
+[[judges]]
+name = "strict"
+model = "fake/planted"
+concurrency = 32
+extra = {{ truth = "{truth}", reject_right = 0.3 }}
+"""
+TONE = """
+[study]
+name = "report-tone"
+type = "tone"
+task = "tone_argument"
+benchmark = "ukpconvarg1"
+sample_size = 12
+seed = 3
+repeats = 2
+prompt_levels = ["plain", "fact_first"]
+scales = ["rubric_argument"]
+
+[rewriter]
+name = "echo"
+model = "fake/echo"
+
+[[judges]]
+name = "bonus"
+model = "fake/planted"
+concurrency = 32
+extra = { tone_bonus = 0.5, booster_min = 2.0, noise = 0.3 }
+
+[[judges]]
+name = "noisy"
+model = "fake/planted"
+concurrency = 32
+extra = { noise = 1.5 }
+"""
+TONE_SKIPPED = local_backend_missing()
+
+
+@dataclass(frozen=True)
+class Warehouse:
+    settings: Settings
+    studies: list[str]  # in the order the report is asked for them
+    types: dict[str, str]
+
+
+@pytest.fixture(scope="session")
+def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    root = tmp_path_factory.mktemp("report-warehouse")
+    settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
+    rating_truth, qa_truth = root / "rating-truth.json", root / "qa-truth.json"
+    (root / "rating.toml").write_text(RATING.format(truth=rating_truth))
+    (root / "accuracy.toml").write_text(ACCURACY.format(truth=qa_truth))
+    # what a planted judge starts from: the human mean as a fraction of the human scale
+    items, _ = benchmarks.load(load_study(root / "rating.toml"), settings)
+    fraction = (pl.col("human_mean") - pl.col("human_min")) / (
+        pl.col("human_max") - pl.col("human_min")
+    )
+    truth = items.group_by("text").agg(fraction.mean())
+    rating_truth.write_text(json.dumps(dict(truth.iter_rows())))
+    qa = benchmarks.load_qa(load_study(root / "accuracy.toml"), settings)
+    qa_truth.write_text(json.dumps({t: float(r) for t, r in qa.select("text", "reference").rows()}))
+    types = {"report-rating": "rating", "report-accuracy": "accuracy"}
+    files = ["rating.toml", "accuracy.toml"]
+    if TONE_SKIPPED is None:
+        (root / "tone.toml").write_text(TONE)
+        files.append("tone.toml")
+        types["report-tone"] = "tone"
+    (root / "suite.toml").write_text(f'[suite]\nname = "report"\nstudies = {json.dumps(files)}\n')
+    judgelab(settings.data_dir, "run", str(root / "suite.toml"))
+    return Warehouse(settings, list(types), types)
+
+
+@pytest.fixture(scope="session")
+def report_file(warehouse_run: Warehouse, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tasks.report.build import write_report
+
+    out = tmp_path_factory.mktemp("report") / "nested" / "report.html"
+    path = write_report(warehouse_run.settings, warehouse_run.studies, out)
+    assert path == out
+    return path
+
+
+VOID = {"meta", "link", "br", "hr", "img", "input", "col", "area", "base", "wbr", "source"}
+
+
+@dataclass
+class Node:
+    """An element of a parsed page: enough of a DOM to count and read elements."""
+
+    tag: str
+    attrs: dict[str, str]
+    parent: Node | None = None
+    content: list[Node | str] = field(default_factory=list)  # children and text, in order
+
+    @property
+    def children(self) -> list[Node]:
+        return [c for c in self.content if isinstance(c, Node)]
+
+    def iter(self, tag: str | None = None):
+        if tag is None or self.tag == tag:
+            yield self
+        for child in self.children:
+            yield from child.iter(tag)
+
+    def find_all(self, tag: str, **attrs: str) -> list[Node]:
+        return [n for n in self.iter(tag) if all(n.attrs.get(k) == v for k, v in attrs.items())]
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.content)
+
+    def ancestors(self):
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+    def table_rows(self) -> list[dict[str, str]]:
+        """A <table> as one dict per body row, keyed by the header cells."""
+        head = [th.text() for th in self.iter("th")]
+        return [
+            dict(zip(head, (td.text() for td in tr.iter("td")), strict=True))
+            for tbody in self.iter("tbody")
+            for tr in tbody.iter("tr")
+        ]
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#document", {})
+        self.current = self.root
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, {k: v or "" for k, v in attrs}, parent=self.current)
+        self.current.content.append(node)
+        if tag not in VOID:
+            self.current = node
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, {k: v or "" for k, v in attrs}, parent=self.current)
+        self.current.content.append(node)
+
+    def handle_endtag(self, tag: str) -> None:
+        node = self.current
+        while node is not None and node.tag != tag:
+            node = node.parent
+        if node is not None and node.parent is not None:
+            self.current = node.parent
+
+    def handle_data(self, data: str) -> None:
+        self.current.content.append(data)
+
+
+def parse_html(text: str) -> Node:
+    builder = _TreeBuilder()
+    builder.feed(text)
+    builder.close()
+    return builder.root
+
+
+@pytest.fixture(scope="session")
+def report_dom(report_file: Path) -> Node:
+    return parse_html(report_file.read_text(encoding="utf-8"))

@@ -1,0 +1,326 @@
+"""The HTML report: self-contained, the right sections and figures for the study types present,
+every figure with its reading guide and source table, numbers equal to the views'."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+import polars as pl
+import pytest
+
+from tasks import warehouse
+from tasks.report import figures
+from tasks.report.build import PANELS, Panel, make_block, write_report
+from tasks.report.page import Block, Section, fmt_value, render_block, render_page
+
+from .conftest import Node, Warehouse, parse_html
+
+FIGURE_VIEWS = {
+    "summary": ["fct_calls"],
+    "rating": ["tbl_rating_performance", "tbl_judge_ranking", "tbl_ensembles", "tbl_ensemble_size"],
+    "accuracy": ["tbl_accuracy_by_design", "tbl_switch_rates"],
+    "tone": [
+        "tbl_tone_per_text",
+        "tbl_tone_gaps",
+        "tbl_tone_flips",
+        "tbl_rewrite_pass_rates",
+        "tbl_tone_gaps",
+    ],
+}
+SECTION_TITLES = {
+    "summary": "Summary",
+    "rating": "Rating studies",
+    "accuracy": "Accuracy studies",
+    "tone": "Tone studies",
+}
+
+
+def expected_parts(types: dict[str, str]) -> list[str]:
+    return ["summary", *(t for t in ("rating", "accuracy", "tone") if t in types.values())]
+
+
+def figure_count(dom: Node) -> int:
+    (meta,) = dom.find_all("meta", name="judgelab-figures")
+    return int(meta.attrs["content"])
+
+
+def shown(value: float) -> str:
+    """How the page prints a number a view rounded: as is, no trailing zeros."""
+    return f"{value:.4f}".rstrip("0").rstrip(".")
+
+
+# ---- the report of a real warehouse (flows on fake judges) -------------------------------
+
+
+@pytest.mark.slow
+def test_report_loads_nothing_from_outside(report_file: Path, report_dom: Node) -> None:
+    text = report_file.read_text(encoding="utf-8")
+    assert not re.search(r"""\b(?:src|href|action|poster)\s*=\s*["']?\s*(?:https?:)?//""", text)
+    assert not re.search(r"url\(\s*['\"]?\s*(?:https?:)?//", text)
+    assert not re.search(r"@import|<script|<link|<iframe|<img|<object|<embed", text, re.I)
+    refs = [v for n in report_dom.iter() for k, v in n.attrs.items() if k.endswith("href")]
+    assert refs and all(r.startswith("#") for r in refs)  # only anchors on the page itself
+    ids = {n.attrs["id"] for n in report_dom.iter() if "id" in n.attrs}
+    assert {r[1:] for r in refs} <= ids  # and every one of them resolves
+    (csp,) = report_dom.find_all("meta", **{"http-equiv": "Content-Security-Policy"})
+    assert "default-src 'none'" in csp.attrs["content"]
+
+
+@pytest.mark.slow
+def test_sections_and_figures_follow_the_study_types(
+    warehouse_run: Warehouse, report_dom: Node
+) -> None:
+    parts = expected_parts(warehouse_run.types)
+    sections = report_dom.find_all("section")
+    assert [s.attrs["id"] for s in sections] == parts
+    assert [s.find_all("h2")[0].text() for s in sections] == [SECTION_TITLES[p] for p in parts]
+    views = [v for p in parts for v in FIGURE_VIEWS[p]]
+    figs = report_dom.find_all("figure")
+    assert [f.attrs["data-view"] for f in figs] == views
+    assert figure_count(report_dom) == len(figs) == len(views)
+    assert all(len(f.find_all("svg")) == 1 for f in figs)
+    # the design-impact tables are tables, shown openly
+    for view in ("tbl_design_impact_single", "tbl_design_impact_all_pairs"):
+        (table,) = report_dom.find_all("table", **{"data-view": view})
+        assert not any(a.tag == "details" for a in table.ancestors())
+
+
+@pytest.mark.slow
+def test_every_figure_has_a_reading_guide_and_its_table(report_dom: Node) -> None:
+    articles = [a for a in report_dom.find_all("article") if a.find_all("figure")]
+    assert len(articles) == figure_count(report_dom)
+    for article in articles:
+        (h3,) = article.find_all("h3")
+        (guide,) = [p for p in article.find_all("p") if p.attrs.get("class") == "guide"]
+        (fig,) = article.find_all("figure")
+        view = fig.attrs["data-view"]
+        assert h3.text().strip()
+        sentence = guide.text().strip()
+        assert sentence.endswith(".") and ". " not in sentence, sentence  # one sentence
+        (details,) = article.find_all("details")
+        assert view in details.find_all("summary")[0].text()
+        (table,) = details.find_all("table")
+        assert table.attrs["data-view"] == view
+        n_rows = int(re.search(r"(\d+) rows?", details.find_all("summary")[0].text()).group(1))
+        assert len(table.table_rows()) == n_rows > 0
+
+
+@pytest.mark.slow
+def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom: Node) -> None:
+    settings = warehouse_run.settings
+
+    def table(view: str) -> list[dict[str, str]]:
+        return report_dom.find_all("table", **{"data-view": view})[0].table_rows()
+
+    perf = warehouse.query(
+        settings,
+        "select judge, prompt_level, scale, bias, bias_lo, mae, kripp_alpha "
+        "from tbl_rating_performance where study = 'report-rating'",
+    )
+    rows = {(r["judge"], r["prompt_level"], r["scale"]): r for r in table("tbl_rating_performance")}
+    assert len(rows) == perf.height == 9  # 2 judges × 2 prompt levels × 2 scales + VADER
+    for judge, level, scale, *values in perf.rows():
+        row = rows[(judge, level, scale)]
+        for column, value in zip(("bias", "bias_lo", "mae", "kripp_alpha"), values, strict=True):
+            assert row[column] == shown(value) and float(row[column]) == value, (judge, column)
+    # the planted shift shows: −0.4 on 1–7 wherever the −3..3 plant does not offset it
+    assert rows[("fake-shift", "base", "likert7")]["bias"].startswith("-0.")
+
+    acc = warehouse.query(
+        settings,
+        "select judge, prompt_level, acc_pct, leniency_pct from tbl_accuracy_by_design "
+        "where study = 'report-accuracy'",
+    )
+    rows = {(r["judge"], r["prompt_level"]): r for r in table("tbl_accuracy_by_design")}
+    for judge, level, acc_pct, leniency in acc.rows():
+        assert rows[(judge, level)]["acc_pct"] == shown(acc_pct)
+        assert rows[(judge, level)]["leniency_pct"] == (
+            shown(leniency) if leniency is not None else "–"
+        )
+    assert {rows[k]["leniency_pct"] for k in rows if k[0] == "lenient"} == {"100"}
+
+    # the summary counts every planned call and its outcome
+    calls = warehouse.query(
+        settings,
+        "select study, count(*) as n, count(*) filter (where status <> 'missing') as stored, "
+        "count(*) filter (where status in ('unparseable', 'out_of_range')) as parse_fail "
+        "from fct_calls group by study",
+    )
+    ran = {r["study"]: r for r in table("fct_calls")}
+    assert set(ran) == set(warehouse_run.studies)
+    for study, n, stored, parse_fail in calls.rows():
+        assert ran[study]["calls_planned"] == str(n)
+        assert ran[study]["calls_stored"] == str(stored)
+        assert ran[study]["parse_fail"] == str(parse_fail)
+        assert ran[study]["type"] == warehouse_run.types[study]
+    assert ran["report-rating"]["designs"] == "9"
+    assert ran["report-rating"]["judges"] == "fake-noisy, fake-shift"
+    assert ran["report-rating"]["baselines"] == "vader"
+    assert ran["report-accuracy"]["calls_planned"] == "160"  # 40 items × 2 judges × 2 levels
+
+    if "report-tone" in warehouse_run.types:
+        gaps = warehouse.query(
+            settings,
+            "select evaluator, prompt_variant, rewriter, gap, noise from tbl_tone_gaps "
+            "where study = 'report-tone'",
+        )
+        rows = {
+            (r["evaluator"], r["prompt_variant"], r["rewriter"]): r for r in table("tbl_tone_gaps")
+        }
+        assert gaps.height > 0
+        for evaluator, variant, rewriter, gap, noise in gaps.rows():
+            row = rows[(evaluator, variant, rewriter)]
+            assert row["gap"] == shown(gap) and row["noise"] == shown(noise)
+        assert ran["report-tone"]["rewriter"] == "echo"
+
+
+@pytest.mark.slow
+def test_only_the_types_present_get_sections(warehouse_run: Warehouse, tmp_path: Path) -> None:
+    out = write_report(warehouse_run.settings, ["report-rating"], tmp_path / "rating.html")
+    dom = parse_html(out.read_text(encoding="utf-8"))
+    assert [s.attrs["id"] for s in dom.find_all("section")] == ["summary", "rating"]
+    assert figure_count(dom) == len(dom.find_all("figure")) == 1 + len(FIGURE_VIEWS["rating"])
+    studies = {
+        r["study"] for r in dom.find_all("table", **{"data-view": "fct_calls"})[0].table_rows()
+    }
+    assert studies == {"report-rating"}
+    assert "report-accuracy" not in out.read_text(encoding="utf-8")
+    # the same warehouse gives the same bytes (no dates, no random ids)
+    again = write_report(warehouse_run.settings, ["report-rating"], tmp_path / "again.html")
+    assert again.read_bytes() == out.read_bytes()
+
+
+@pytest.mark.slow
+def test_an_unknown_study_is_an_error(warehouse_run: Warehouse, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"no study 'nope'.*known: report-accuracy"):
+        write_report(warehouse_run.settings, ["report-rating", "nope"], tmp_path / "x.html")
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.slow
+def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehouse) -> None:
+    """A study whose judge never answered has rows full of nulls: each figure draws what it
+    can or nothing at all, and never fails."""
+    studies = warehouse_run.studies
+    for kind, panels in PANELS.items():
+        for panel in (p for p in panels if p.draw is not None):
+            frame = warehouse.query(
+                warehouse_run.settings,
+                f"select * from {panel.view} where list_contains(?, study)",
+                [studies],
+            )
+            if kind not in warehouse_run.types.values():
+                continue
+            assert frame.height, panel.view
+            nulled = frame.with_columns(
+                pl.lit(None, dtype=pl.Float64).alias(c)
+                for c, t in frame.schema.items()
+                if t.is_float()
+            )
+            fig = panel.draw(nulled)
+            assert fig is None or figures.to_svg(fig, "n").startswith("<svg"), panel.view
+
+
+# ---- pure parts: inline frames ------------------------------------------------------------
+
+
+def test_an_empty_view_renders_one_line_not_a_figure() -> None:
+    empty = pl.DataFrame(schema={"study": pl.String, "bias": pl.Float64})
+    for panels in PANELS.values():
+        for panel in panels:
+            block = make_block(panel, empty, "p")
+            html = render_block(block, "a")
+            assert "<figure" not in html and "<details" not in html
+            assert f'<p class="empty" data-view="{panel.view}">No rows in' in html
+    page = parse_html(render_page(["s"], "w.duckdb", [Section("rating", "R", "r.", [block])]))
+    assert figure_count(page) == 0 and not page.find_all("figure")
+    (line,) = [p for p in page.find_all("p") if p.attrs.get("class") == "empty"]
+    assert line.text() == f"No rows in {panel.view} for these studies."
+
+
+def test_rows_without_values_say_there_is_nothing_to_draw() -> None:
+    unfilled = pl.DataFrame(
+        {
+            "study": ["s", "s"],
+            "strategy": ["model_free", "scale"],
+            "n_possible": [0, 0],
+            "n_evaluated": [0, 0],
+            "bias_reduction_pct": [None, None],
+            "mae_reduction_pct": [None, None],
+        },
+        schema_overrides={"bias_reduction_pct": pl.Float64, "mae_reduction_pct": pl.Float64},
+    )
+    (panel,) = [p for p in PANELS["rating"] if p.view == "tbl_ensembles"]
+    html = render_block(make_block(panel, unfilled, "p"), "a")
+    assert "<figure" not in html
+    assert "Nothing to draw from <code>tbl_ensembles</code> (2 rows)" in html
+    assert '<table data-view="tbl_ensembles">' in html  # the rows are still shown
+
+
+def test_a_table_panel_shows_its_table_and_escapes_it() -> None:
+    frame = pl.DataFrame({"study": ["<s>"], "p": [0.000123], "x": [12.5], "n": [None]})
+    html = render_block(make_block(Panel("tbl_x", "T", "G."), frame, "p"), "a")
+    assert "<figure" not in html and "<details" not in html
+    assert "&lt;s&gt;" in html and "<s>" not in html
+    assert '<td class="num">1.23e-04</td>' in html and '<td class="num">12.5</td>' in html
+
+
+def test_values_print_as_the_view_rounded_them() -> None:
+    assert [fmt_value(v) for v in (-0.39, 0.044, 100.0, 45.3, 0.0, 3, None, True)] == [
+        "-0.39",
+        "0.044",
+        "100",
+        "45.3",
+        "0",
+        "3",
+        "–",
+        "yes",
+    ]
+    assert fmt_value(0.00012345) == "1.23e-04"  # unrounded p-values stay readable
+    assert fmt_value(["a", "b"]) == "a, b"
+
+
+def test_figures_are_inline_svg_with_ids_of_their_own() -> None:
+    frame = pl.DataFrame(
+        {
+            "study": ["s"] * 3,
+            "kind": ["judge", "judge", "baseline"],
+            "judge": ["j1", "j2", "b"],
+            "prompt_level": ["base", "base", "none"],
+            "scale": ["likert7", "likert7", "compound"],
+            "bias": [0.1, -0.2, 0.3],
+            "bias_lo": [0.0, None, 0.1],  # a missing CI bound draws no bar, and no error
+            "bias_hi": [0.2, None, 0.5],
+            "mae": [0.5, 0.6, 0.7],
+            "mae_lo": [0.4, 0.5, 0.6],
+            "mae_hi": [0.6, 0.7, 0.8],
+            "human_mae": [0.45] * 3,
+        }
+    )
+    backend = matplotlib.get_backend()
+    svgs = [figures.to_svg(figures.rating_performance(frame), p) for p in ("f1", "f2")]
+    assert matplotlib.get_backend() == backend  # no global state touched
+    ids = []
+    for prefix, svg in zip(("f1", "f2"), svgs, strict=True):
+        assert svg.startswith("<svg") and "<?xml" not in svg and "<metadata" not in svg
+        own = re.findall(r'\bid="([^"]+)"', svg)
+        assert own and all(i.startswith(f"{prefix}-") for i in own)
+        refs = re.findall(r"(?:href=\"|url\()#([^\"')]+)", svg)
+        assert refs and set(refs) <= set(own)
+        ids += own
+    assert len(ids) == len(set(ids))
+    assert figures.rating_performance(frame.head(0)) is None
+
+
+def test_blocks_count_only_drawn_figures() -> None:
+    table = pl.DataFrame({"study": ["s"]})
+    blocks = [
+        Block("tbl_a", "A", "a.", table, svg="<svg></svg>"),
+        Block("tbl_b", "B", "b.", table, svg=None, note="n"),
+        Block("tbl_c", "C", "c.", table, figure=False),
+        Block("tbl_d", "D", "d.", table.head(0), svg="<svg></svg>"),
+    ]
+    page = parse_html(render_page(["s"], "w", [Section("x", "X", "x.", blocks)]))
+    assert figure_count(page) == len(page.find_all("figure")) == 1
