@@ -387,6 +387,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # progress lines (calls done / planned, rate, ETA, failures) when stderr is not a terminal
+    progress = logging.getLogger("judgelab.progress")
+    progress.setLevel(logging.INFO)
+    progress.propagate = False
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s progress %(message)s", "%H:%M:%S"))
+    progress.addHandler(handler)
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -60,6 +60,8 @@ class Progress:
             if stream.isatty()
             else None
         )
+        if self.bar is not None:
+            self.bar.set_postfix(failed=0, refresh=False)
         self.artifact: UUID | None = None
         if ui and _in_prefect_run():
             from prefect.artifacts import create_progress_artifact
