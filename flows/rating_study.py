@@ -45,9 +45,12 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
 
 @flow(name="reparse-study")
 def reparse_study(study_file: str) -> dict:
-    """Re-parse stored answers and rebuild every table after the judge stage; no model calls."""
+    """Re-parse stored answers and rebuild every table after the judge stage; no model calls.
+    Recorded as a run with 0 calls, so `tbl_changes` shows what the parser fix moved."""
     settings = Settings()
     study = load_study(Path(study_file))
+    run_id = str(flow_run.get_id() or "local")
+    started_at = datetime.now(UTC)
     if study.type == "tone":
         from tasks.tone import stages as tone
 
@@ -56,16 +59,17 @@ def reparse_study(study_file: str) -> dict:
         tone.versions_and_checks(study, settings)  # a re-parsed rewrite is checked again
         tone.tone_analysis(study, settings)
         stages.cost_stage(study, settings, parts)
-        stages.publish_stage(settings)
-        return result
-    result = stages.reparse_stage(study, settings)
-    if study.type == "accuracy":
-        stages.verdict_stage(study, settings)
-        stages.accuracy_stage(study, settings)
     else:
-        stages.rescale_stage(study, settings)
-        stages.analyze_stage(study, settings)
-        stages.agreement_stage(study, settings)
-    stages.cost_stage(study, settings)
+        result = stages.reparse_stage(study, settings)
+        if study.type == "accuracy":
+            stages.verdict_stage(study, settings)
+            stages.accuracy_stage(study, settings)
+        else:
+            stages.rescale_stage(study, settings)
+            stages.analyze_stage(study, settings)
+            stages.agreement_stage(study, settings)
+        stages.cost_stage(study, settings)
+    stages.record_run(study, settings, run_id, started_at, {})
     stages.publish_stage(settings)
+    stages.publish_artifacts(study, settings)
     return result
