@@ -76,6 +76,52 @@ class UsageError(RuntimeError):
     """A mistake the user fixes outside judgelab (a server to start, a variable to set)."""
 
 
+# the fix, where the message itself cannot know it
+FIXES = {
+    "FetchError": (
+        " — set JUDGELAB_DATA_MIRROR to a folder laid out like ../shared/datasets (see "
+        "data/sources.toml for each file's origin and checksum), or run where the origin is "
+        "reachable"
+    ),
+}
+
+
+def expected_errors() -> tuple[type[Exception], ...]:
+    """Errors that are the user's to fix: `main` prints them as one sentence."""
+    from tasks.judging.engine import MissingApiKey
+    from tasks.sources import FetchError
+
+    return (
+        StudyError,
+        TableError,
+        FileNotFoundError,
+        UsageError,
+        StudyBusy,
+        FetchError,
+        MissingApiKey,
+    )
+
+
+class HideExpected(logging.Filter):
+    """Prefect logs a failed stage with its traceback on the terminal (the server still gets
+    it); an error that is the user's to fix is printed once, by `main`, as one sentence."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("prefect"):
+            return True
+        expected = expected_errors()
+        if record.exc_info and record.exc_info[1] is not None:
+            return not isinstance(record.exc_info[1], expected)
+        return not any(f"{cls.__name__}" in record.getMessage() for cls in expected)
+
+
+def quiet_prefect_console() -> None:
+    """Call after Prefect is imported (it sets up its console handler on the root logger)."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, HideExpected) for f in handler.filters):
+            handler.addFilter(HideExpected())
+
+
 def preflight(run_file: str) -> None:
     """Every study file parses and every judge has its credentials, before anything runs."""
     from judgelab.study import study_files
@@ -98,6 +144,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from flows.suite import study_suite
     from tasks import warehouse
 
+    quiet_prefect_console()
     sample = 0 if args.full else args.sample_size
     started = time.perf_counter()
     results = study_suite(suite_file=args.study, sample_size=sample)
@@ -235,6 +282,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_reparse(args: argparse.Namespace) -> int:
     from flows.rating_study import reparse_study
 
+    quiet_prefect_console()
     result = reparse_study(study_file=args.study)
     print(
         f"re-parsed {result['checked']} stored answers: {result['changed']} changed; "
@@ -397,8 +445,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (StudyError, TableError, FileNotFoundError, UsageError, StudyBusy) as exc:
-        print(f"judgelab: {exc}", file=sys.stderr)
+    except expected_errors() as exc:
+        print(f"judgelab: {exc}{FIXES.get(type(exc).__name__, '')}", file=sys.stderr)
         return 2
 
 

@@ -3,7 +3,10 @@ fix (missing API key, unknown scale, malformed study file with its line)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,31 @@ def test_export_writes_a_view(
     assert main(["export", "tbl_runs", "--format", "csv", "-o", str(out)]) == 0
     assert out.read_text().splitlines()[0].startswith("study,study_type,run_id,")
     assert main(["export", "tbl_nope"]) == 2
+
+
+@pytest.mark.slow
+def test_a_bad_input_file_inside_a_run_is_one_line(tmp_path: Path) -> None:
+    """The error is raised in a Prefect task; the terminal gets our message, no traceback."""
+    from judgelab.settings import PROJECT_ROOT
+
+    (tmp_path / "mine.csv").write_text("id,sentence,valence\n1,good,4\n2,bad,nine\n")
+    study = tmp_path / "mine.toml"
+    study.write_text(
+        STUDY.format(scales='["likert7"]', judge="a", model="fake/x").replace(
+            'benchmark = "vader"', 'benchmark = "file"'
+        )
+        + '\n[study.data]\npath = "mine.csv"\nid_column = "id"\ntext_column = "sentence"\n'
+        'mean_column = "valence"\nscale_min = 1\nscale_max = 5\n'
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "judgelab.cli", "run", str(study)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "JUDGELAB_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("judgelab: ")  # nothing from Prefect before it
+    assert "mine.csv line 3, column 'valence': 'nine' is not a number" in proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr and "ERROR" not in proc.stderr
