@@ -3,6 +3,8 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Benchmark files: the checksum-verified mirror beside the project when there is one.
+export JUDGELAB_DATA_MIRROR ?= $(abspath $(wildcard ../shared/datasets))
 
 .PHONY: setup browser run test test-fast lint lock clean
 
