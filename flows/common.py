@@ -1,8 +1,9 @@
-"""Wiring shared by the study flows: the task runner and the sharded judge stage."""
+"""Wiring shared by the study flows: the task runner, the sharded judge stage, the ending."""
 
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
@@ -65,3 +66,17 @@ def judge_all(
             made.setdefault(judge, {}).setdefault(status, 0)
             made[judge][status] += n
     return made, {r["worker"] for r in results}
+
+
+def finish(
+    study: Study,
+    settings: Settings,
+    run_id: str,
+    started_at: datetime,
+    made: dict[str, dict[str, int]],
+) -> list[str]:
+    """Every study run ends alike: the ledger entry, the views, the UI's table artifacts."""
+    stages.record_run(study, settings, run_id, started_at, made)
+    views = stages.publish_stage(settings)
+    stages.publish_artifacts(study, settings)
+    return views

@@ -9,7 +9,7 @@ from pathlib import Path
 from prefect import flow
 from prefect.runtime import flow_run
 
-from flows.common import judge_all
+from flows.common import finish, judge_all
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import stages
@@ -29,9 +29,7 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     stages.analyze_stage(study, settings)
     stages.agreement_stage(study, settings)
     stages.cost_stage(study, settings)
-    stages.record_run(study, settings, run_id, started_at, made)
-    views = stages.publish_stage(settings)
-    stages.publish_artifacts(study, settings)
+    views = finish(study, settings, run_id, started_at, made)
     return {
         "study": study.name,
         "type": study.type,
@@ -69,7 +67,5 @@ def reparse_study(study_file: str) -> dict:
             stages.analyze_stage(study, settings)
             stages.agreement_stage(study, settings)
         stages.cost_stage(study, settings)
-    stages.record_run(study, settings, run_id, started_at, {})
-    stages.publish_stage(settings)
-    stages.publish_artifacts(study, settings)
+    finish(study, settings, run_id, started_at, {})
     return result

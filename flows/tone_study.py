@@ -8,7 +8,7 @@ from pathlib import Path
 from prefect import flow
 from prefect.runtime import flow_run
 
-from flows.common import judge_all
+from flows.common import finish, judge_all
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import stages
@@ -33,9 +33,7 @@ def tone_study(study_file: str, sample_size: int | None = None) -> dict:
     made |= made_evals
     tone.tone_analysis(study, settings)
     stages.cost_stage(study, settings, [tone.rewrite_part(study), tone.eval_part(study)])
-    stages.record_run(study, settings, run_id, started_at, made)
-    views = stages.publish_stage(settings)
-    stages.publish_artifacts(study, settings)
+    views = finish(study, settings, run_id, started_at, made)
     return {
         "study": study.name,
         "type": study.type,
