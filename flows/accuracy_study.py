@@ -27,13 +27,4 @@ def accuracy_study(study_file: str, sample_size: int | None = None) -> dict:
     stages.verdict_stage(study, settings)
     stages.accuracy_stage(study, settings)
     stages.cost_stage(study, settings)
-    views = finish(study, settings, run_id, started_at, made)
-    return {
-        "study": study.name,
-        "type": study.type,
-        "run_id": run_id,
-        "before": before,
-        "made": made,
-        "workers": sorted(workers),
-        "views": views,
-    }
+    return finish(study, settings, run_id, started_at, before, made, workers)

@@ -73,10 +73,21 @@ def finish(
     settings: Settings,
     run_id: str,
     started_at: datetime,
+    before: dict[str, dict[str, int]],
     made: dict[str, dict[str, int]],
-) -> list[str]:
-    """Every study run ends alike: the ledger entry, the views, the UI's table artifacts."""
+    workers: set[str],
+) -> dict:
+    """Every study run ends alike: the ledger entry, the views, the UI's table artifacts;
+    returns the run's summary (calls before and made, workers, views)."""
     stages.record_run(study, settings, run_id, started_at, made)
     views = stages.publish_stage(settings)
     stages.publish_artifacts(study, settings)
-    return views
+    return {
+        "study": study.name,
+        "type": study.type,
+        "run_id": run_id,
+        "before": before,
+        "made": made,
+        "workers": sorted(workers),
+        "views": views,
+    }

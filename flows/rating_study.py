@@ -29,16 +29,7 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     stages.analyze_stage(study, settings)
     stages.agreement_stage(study, settings)
     stages.cost_stage(study, settings)
-    views = finish(study, settings, run_id, started_at, made)
-    return {
-        "study": study.name,
-        "type": study.type,
-        "run_id": run_id,
-        "before": before,
-        "made": made,
-        "workers": sorted(workers),
-        "views": views,
-    }
+    return finish(study, settings, run_id, started_at, before, made, workers)
 
 
 @flow(name="reparse-study")
@@ -67,5 +58,5 @@ def reparse_study(study_file: str) -> dict:
             stages.analyze_stage(study, settings)
             stages.agreement_stage(study, settings)
         stages.cost_stage(study, settings)
-    finish(study, settings, run_id, started_at, {})
+    finish(study, settings, run_id, started_at, {}, {}, set())
     return result

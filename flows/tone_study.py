@@ -33,14 +33,6 @@ def tone_study(study_file: str, sample_size: int | None = None) -> dict:
     made |= made_evals
     tone.tone_analysis(study, settings)
     stages.cost_stage(study, settings, [tone.rewrite_part(study), tone.eval_part(study)])
-    views = finish(study, settings, run_id, started_at, made)
-    return {
-        "study": study.name,
-        "type": study.type,
-        "run_id": run_id,
-        "before": rewrites | evaluations,
-        "made": made,
-        "workers": sorted(workers | eval_workers),
-        "checked": checked,
-        "views": views,
-    }
+    before = rewrites | evaluations
+    result = finish(study, settings, run_id, started_at, before, made, workers | eval_workers)
+    return result | {"checked": checked}

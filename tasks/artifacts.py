@@ -10,9 +10,9 @@ import polars as pl
 MAX_ROWS = 500  # the UI shows a table, not a warehouse: the full view is one SQL query away
 
 
-def artifact_key(study: str, view: str) -> str:
+def artifact_key(*parts: str) -> str:
     """Prefect keys allow lowercase letters, digits and dashes only."""
-    return re.sub(r"[^a-z0-9]+", "-", f"{study}-{view}".lower()).strip("-")
+    return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
 
 
 def table_rows(frame: pl.DataFrame, max_rows: int = MAX_ROWS) -> list[dict]:

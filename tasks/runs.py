@@ -52,14 +52,7 @@ def run_rows(
         }
         for judge in judges
     ]
-    schema = {
-        **dict.fromkeys(["study", "study_type", "run_id"], pl.String),
-        "started_at": UTC_US,
-        "finished_at": UTC_US,
-        "judge": pl.String,
-        "calls_made": pl.Int64,
-        "calls_failed": pl.Int64,
-    }
+    schema = {name: col.dtype.type for name, col in Runs.to_schema().columns.items()}
     return validate(pl.DataFrame(rows, schema=schema), Runs)
 
 

@@ -92,3 +92,6 @@ def test_table_artifact_rows_are_json_safe() -> None:
     assert artifact_key("Sentiment_v2", "tbl_rating_performance") == (
         "sentiment-v2-tbl-rating-performance"
     )
+    assert artifact_key("progress", "Sentiment · smollm2-135m · shard 1/3") == (
+        "progress-sentiment-smollm2-135m-shard-1-3"
+    )

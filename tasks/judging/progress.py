@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import sys
 import time
 from typing import TextIO
@@ -12,6 +11,7 @@ from uuid import UUID
 
 from tqdm import tqdm
 
+from tasks.artifacts import artifact_key
 from tasks.judging.parse import OK
 
 log = logging.getLogger("judgelab.progress")
@@ -27,11 +27,6 @@ def progress_line(label: str, done: int, planned: int, failed: int, elapsed: flo
         f"{label}: {done}/{planned} calls ({share:.0f}%), {rate:.1f} calls/s, "
         f"ETA {eta}, {failed} failed"
     )
-
-
-def artifact_key(label: str) -> str:
-    """Prefect artifact keys allow lowercase letters, digits and dashes only."""
-    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
 
 
 def _in_prefect_run() -> bool:
@@ -67,7 +62,7 @@ class Progress:
             from prefect.artifacts import create_progress_artifact
 
             self.artifact = create_progress_artifact(
-                0.0, key=artifact_key(f"progress-{label}"), description=self.line(), _sync=True
+                0.0, key=artifact_key("progress", label), description=self.line(), _sync=True
             )
 
     def line(self) -> str:

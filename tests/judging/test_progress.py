@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from tasks.judging import progress
-from tasks.judging.progress import Progress, artifact_key, progress_line
+from tasks.judging.progress import Progress, progress_line
 
 
 def test_progress_line_numbers() -> None:
@@ -16,12 +16,6 @@ def test_progress_line_numbers() -> None:
     assert line == "s · j · shard 1/2: 120/500 calls (24%), 3.0 calls/s, ETA 127 s, 3 failed"
     assert "ETA ?" in progress_line("x", 0, 10, 0, 5.0)
     assert "(100%)" in progress_line("x", 0, 0, 0, 1.0)
-
-
-def test_artifact_keys_are_what_prefect_accepts() -> None:
-    assert artifact_key("progress-Sentiment · smollm2-135m · shard 1/3") == (
-        "progress-sentiment-smollm2-135m-shard-1-3"
-    )
 
 
 class Tty(io.StringIO):
