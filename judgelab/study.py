@@ -150,6 +150,21 @@ class Analysis(BaseModel):
     near_agreement: float = Field(default=0.9, gt=0.5, le=1)  # "near" subset: ≥ this agree
     min_designs: int = Field(default=2, ge=1)  # fewer voting designs → "ambiguous"
     truth: Literal["reference", "consensus"] = "reference"  # reference label, else consensus
+    # "model": each judge's designs first vote to that judge's majority, then judges vote (a
+    # judge with two efforts does not outvote one without); "design": every design votes
+    consensus_votes: Literal["model", "design"] = "model"
+    # ensembles are of LLM judges (P1 D.3); true adds a separately labelled judges+baselines pool
+    ensemble_baselines: bool = False
+    # TOST margin: a difference inside ±margin "does not matter". Ratings: points on 1–7
+    # (default 0.2); accuracy: percentage points (default 5)
+    equivalence_margin: float | None = Field(default=None, gt=0)
+
+    def margin(self, study_type: str) -> float:
+        """The equivalence margin in the unit of the study type's differences (accuracy as a
+        fraction, as its tables compute it)."""
+        if study_type == "accuracy":
+            return (self.equivalence_margin or 5.0) / 100
+        return self.equivalence_margin or 0.2
 
 
 class Study(BaseModel):
@@ -178,6 +193,18 @@ class Study(BaseModel):
     scales: list[str]
     judges: list[Judge] = Field(min_length=1)
     shard_size: int = Field(default=500, ge=1)  # calls per Prefect task in the judge stage
+
+    def notes(self) -> list[str]:
+        """One-line warnings about a valid study that may not measure what it seems to."""
+        out = []
+        if self.repeats > 1:
+            for judge in self.judges:
+                if judge.temperature == 0:
+                    out.append(
+                        f"study {self.name!r}, judge {judge.name!r}: repeats at temperature 0 "
+                        "measure provider nondeterminism only"
+                    )
+        return out
 
     @property
     def items_part(self) -> str:

@@ -66,7 +66,8 @@ def plan_frame(rows: list[tuple]) -> pl.DataFrame:
 
 
 def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:
-    """One row per judge × reasoning effort × prompt level × scale × item × repeat."""
+    """One row per judge × reasoning effort × prompt level × scale × item × repeat; repeat r
+    sends the judge's seed + r (keys.repeat_seed), in every study type."""
     quote = study.type == "rating"  # a rated text is quoted; a QA item arrives rendered
     rows = []
     for configured in study.judges:
@@ -76,7 +77,7 @@ def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> p
                 for scale_name in study.scales:
                     scale = scales[scale_name]
                     system = prompts.render_system(template, scale)
-                    params = request_params(judge, scale)
+                    params = [request_params(judge, scale, r) for r in range(study.repeats)]
                     for item_id, text in items.select("item_id", "text").iter_rows():
                         msgs = prompts.messages(system, text, quote=quote)
                         rows += [
@@ -91,7 +92,7 @@ def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> p
                                 item_id,
                                 repeat,
                                 msgs,
-                                params,
+                                params[repeat],
                             )
                             for repeat in range(study.repeats)
                         ]

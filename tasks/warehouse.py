@@ -13,6 +13,7 @@ import pandera.polars as pa
 import polars as pl
 
 from judgelab.settings import PROJECT_ROOT, Settings
+from tasks import cuts
 from tasks.judging import store
 
 SQL_DIR = PROJECT_ROOT / "sql"
@@ -63,12 +64,14 @@ def view_meaning(view: str) -> str:
 
 def render_view(sql_file: Path, settings: Settings) -> str:
     """Fill `${warehouse}` / `${store}` with absolute paths: DuckDB resolves relative paths in
-    views against the querying process's working directory."""
-    return (
+    views against the querying process's working directory. The cut macros (tasks.cuts) come
+    first, so a view compares statistics with cuts exactly as Python does wherever it is made."""
+    body = (
         sql_file.read_text()
         .replace("${warehouse}", _in_literal(settings.warehouse_dir))
         .replace("${store}", _in_literal(settings.store_dir))
     )
+    return f"{cuts.macro_sql()}\n{body}"
 
 
 TABLE_REF = re.compile(r"\$\{warehouse\}/(\w+)/")

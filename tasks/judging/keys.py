@@ -23,11 +23,18 @@ def response_format(judge: Judge, scale: Scale) -> dict | None:
     return None
 
 
-def request_params(judge: Judge, scale: Scale) -> dict:
+def repeat_seed(judge: Judge, repeat: int) -> int | None:
+    """Repeat r sends the judge's seed + r, so a seeded provider sampling at temperature > 0
+    gives r different samples instead of one sample r times; repeat 0 keeps the judge's seed
+    (and therefore every call key stored before repeats varied)."""
+    return None if judge.seed is None else judge.seed + repeat
+
+
+def request_params(judge: Judge, scale: Scale, repeat: int = 0) -> dict:
     """Answer-affecting request parameters (timeouts, retries, keys and endpoints excluded)."""
     return {
         "temperature": judge.temperature,
-        "seed": judge.seed,
+        "seed": repeat_seed(judge, repeat),
         "max_tokens": judge.max_tokens,
         "reasoning_effort": judge.reasoning_effort,
         "response_format": response_format(judge, scale),

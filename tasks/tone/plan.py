@@ -54,8 +54,8 @@ def rewrite_plan(
 
 def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:
     """One call per evaluator × prompt variant × scale × version × repeat. Repeats differ by
-    their key and by their seed (the judge's seed + repeat), so a sampling evaluator's
-    run-to-run noise is measured rather than replayed."""
+    their key and by their seed (keys.repeat_seed), so a sampling evaluator's run-to-run
+    noise is measured rather than replayed."""
     rows = []
     for configured in study.judges:
         for label, judge in effort_designs(configured, None):
@@ -67,10 +67,7 @@ def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) ->
                     for version_id, text in versions.select("version_id", "text").iter_rows():
                         msgs = prompts.messages(system, text)
                         for repeat in range(study.repeats):
-                            seeded = judge.model_copy(
-                                update={"seed": None if judge.seed is None else judge.seed + repeat}
-                            )
-                            params = request_params(seeded, scale)
+                            params = request_params(judge, scale, repeat)
                             rows.append(
                                 plan_row(
                                     study,
