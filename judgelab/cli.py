@@ -15,9 +15,10 @@ apply_defaults()  # before Prefect or litellm are imported anywhere
 import polars as pl  # noqa: E402
 
 from judgelab.settings import Settings  # noqa: E402
-from judgelab.study import StudyError, load_study  # noqa: E402
+from judgelab.study import Study, StudyError, load_study  # noqa: E402
 from schemas.validate import TableError  # noqa: E402
 from tasks.judging.runlock import StudyBusy  # noqa: E402
+from tasks.power import PowerPlan  # noqa: E402
 
 # the table `judgelab run` prints per study type
 MAIN_TABLES = {
@@ -88,11 +89,13 @@ FIXES = {
 
 def expected_errors() -> tuple[type[Exception], ...]:
     """Errors that are the user's to fix: `main` prints them as one sentence."""
+    from judgelab.names import UnsafePath
     from tasks.judging.engine import MissingApiKey
     from tasks.sources import FetchError
 
     return (
         StudyError,
+        UnsafePath,
         TableError,
         FileNotFoundError,
         UsageError,
@@ -129,6 +132,8 @@ def preflight(run_file: str) -> None:
 
     for path in study_files(run_file):
         study = load_study(path)
+        for note in study.notes():
+            print(f"judgelab: note: {note}", file=sys.stderr)
         for judge in [*study.judges, *([study.rewriter] if study.rewriter else [])]:
             missing = missing_credentials(judge)
             if missing:
@@ -239,6 +244,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     settings = Settings()
     study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
+    for note in study.notes():
+        print(f"judgelab: note: {note}", file=sys.stderr)
     if study.type == "tone":
         from tasks.tone import stages as tone
 
@@ -276,6 +283,96 @@ def cmd_plan(args: argparse.Namespace) -> int:
         "Estimates cover the missing calls only: prompt tokens ≈ characters / 4, completion "
         "tokens = max_tokens; prices from litellm's offline table (null = unknown model)."
     )
+    print(power_line(study, settings, plan["item_id"].n_unique()))
+    return 0
+
+
+def power_plan(
+    study: Study, settings: Settings, args: argparse.Namespace | None = None, full: bool = True
+) -> PowerPlan:
+    """The power plan of a study: from its stored pilot table if there is one (and not
+    --assume), else from the stated assumptions. Flags left unset keep the defaults."""
+    from dataclasses import fields
+
+    from tasks import power, warehouse
+
+    def given(cls: type) -> dict:
+        values = {f.name: getattr(args, f.name, None) for f in fields(cls)}
+        return {k: v for k, v in values.items() if v is not None}
+
+    pilot = None
+    if not getattr(args, "assume", False):
+        try:
+            pilot = warehouse.read_table(settings, power.PILOT_TABLES[study.type], study.name)
+        except FileNotFoundError:
+            pilot = None
+    return power.plan_study(
+        study,
+        pilot,
+        power.Targets(**given(power.Targets)),
+        power.Assumptions(**given(power.Assumptions)),
+        diff=getattr(args, "diff", None),
+        full=full,
+    )
+
+
+def power_line(study: Study, settings: Settings, n: int) -> str:
+    """`plan`'s one-line verdict on the planned sample (no simulation: it stays fast)."""
+    from tasks import power
+
+    if study.type in power.NOT_COVERED:
+        return f"power: not covered: {power.NOT_COVERED[study.type]}"
+    return "power: " + power.verdict_line(power_plan(study, settings, full=False), n)
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+    return value
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text}")
+    return value
+
+
+def cmd_power(args: argparse.Namespace) -> int:
+    """How many items each study needs (no calls): CI half-widths per design, power between
+    two designs, equivalence; then the verdict on the planned sample."""
+    from dataclasses import fields
+
+    from judgelab.study import study_files
+    from tasks import power, warehouse
+
+    settings = Settings()
+    for path in study_files(args.study):
+        study = load_study(path, sample_size=args.sample_size)
+        print(f"{study.name} ({study.type} study)")
+        if study.type in power.NOT_COVERED:
+            print(f"not covered: {power.NOT_COVERED[study.type]}\n")
+            continue
+        plan = power_plan(study, settings, args)
+        stated = [f.name for f in fields(power.Assumptions) if getattr(args, f.name) is not None]
+        ignored = f" (stated {', '.join(stated)} ignored; --assume uses them)"
+        print(plan.basis + (ignored if stated and plan.basis.startswith("pilot") else ""))
+        _print_frame(plan.designs.with_columns(pl.selectors.float().round(3)))
+        for line in power.question_lines(plan):
+            print(line)
+        n = study.sample_size
+        if n == 0:  # the whole benchmark: its size is known once the study is planned
+            try:
+                n = warehouse.read_table(settings, "plan", study.name, ["item_id"])
+                n = n["item_id"].n_unique()
+            except FileNotFoundError:
+                n = 0
+        if n >= 2:
+            print("planned: " + power.verdict_line(plan, n))
+        else:
+            print("planned: the whole benchmark (run `judgelab plan` first to count it)")
+        print()
     return 0
 
 
@@ -315,7 +412,10 @@ def cmd_tables(args: argparse.Namespace) -> int:
 
 
 def report_path(run_file: str) -> Path:
-    return Settings().data_dir / "reports" / f"{Path(run_file).stem}.html"
+    """The default report file, data/reports/STEM.html; it never lands outside that folder."""
+    from judgelab.names import confined_file
+
+    return confined_file(Settings().data_dir / "reports", f"{Path(run_file).stem}.html")
 
 
 def write_report(run_file: str, out: Path | None = None) -> Path:
@@ -387,6 +487,29 @@ def build_parser() -> argparse.ArgumentParser:
     psize.add_argument("--sample-size", type=int)
     psize.add_argument("--full", action="store_true")
     plan.set_defaults(func=cmd_plan)
+
+    pw = sub.add_parser(
+        "power", help="items needed for CI widths, power and equivalence (no calls; pilot data)"
+    )
+    pw.add_argument("study", help="study or suite file; pilot data = its stored tables")
+    pw.add_argument("--sample-size", type=int, help="the planned n to judge (default the study's)")
+    pw.add_argument("--assume", action="store_true", help="ignore stored pilot data")
+    pw.add_argument("--diff", type=_positive, help="difference to detect (default meaningful_diff)")
+    pw.add_argument("--power", type=_share, help="target power (default 0.8)")
+    for flag, kind, what in [
+        ("--bias-hw", _positive, "target 95%% CI half-width on bias (default 0.1)"),
+        ("--mae-hw", _positive, "… on MAE (default 0.1)"),
+        ("--alpha-hw", _positive, "… on Krippendorff's α (default 0.05)"),
+        ("--acc-hw", _share, "… on accuracy, a fraction (default 0.05)"),
+        ("--sd", _positive, "assumed sd of judge − human over items (default 0.8)"),
+        ("--bias", float, "assumed bias (default 0.2)"),
+        ("--alpha", _share, "assumed α judge vs human (default 0.85)"),
+        ("--diff-sd", _positive, "assumed sd of design A − design B over items (default 0.5)"),
+        ("--accuracy", _share, "assumed accuracy (default 0.75)"),
+        ("--discordant", _share, "assumed share of items two designs differ on (default 0.2)"),
+    ]:
+        pw.add_argument(flag, type=kind, help=what)
+    pw.set_defaults(func=cmd_power)
 
     reparse = sub.add_parser(
         "reparse", help="re-parse stored answers and rebuild the tables (no calls)"

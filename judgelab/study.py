@@ -13,9 +13,12 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
+
+from judgelab.names import check_name
 
 
 class StudyError(ValueError):
@@ -49,6 +52,12 @@ class Judge(BaseModel):
     supports_reasoning: bool | None = None
     rpm: int | None = Field(default=None, ge=1)  # requests-per-minute cap
     tpm: int | None = Field(default=None, ge=1)  # tokens-per-minute cap (estimated before a call)
+
+    @field_validator("name")
+    @classmethod
+    def safe_name(cls, name: str) -> str:
+        """A judge's name becomes part of file and table names (so does the rewriter's)."""
+        return check_name(name, "judge name")
 
 
 class RatingFile(BaseModel):
@@ -134,6 +143,12 @@ class Tone(BaseModel):
     similarity_min: float = Field(default=0.9, ge=-1, le=1)  # cosine to the original
     similarity_model: str = "local/all-minilm-l6-v2"  # or any litellm embedding model
     threshold: float | None = None  # accept at overall ≥ this; default: the genre's task.toml
+
+    @field_validator("axes")
+    @classmethod
+    def safe_axes(cls, axes: list[str]) -> list[str]:
+        """Each axis names a file under prompts/tone/axes/."""
+        return [check_name(axis, "axis") for axis in axes]
 
 
 class Analysis(BaseModel):
@@ -265,6 +280,20 @@ class Study(BaseModel):
         for name in self.baselines:
             get_baseline(name, self.task)
         return self
+
+    @field_validator("name", "task", "prompt_version")
+    @classmethod
+    def safe_name(cls, value: str, info: ValidationInfo) -> str:
+        """These become folder and file names (data tables, locks, prompts/<task>/…): a name
+        like "../x" would write outside the data directory, so it fails here, with its line."""
+        what = {"name": "study name", "task": "task", "prompt_version": "prompt version"}
+        return check_name(value, what[info.field_name])
+
+    @field_validator("prompt_levels")
+    @classmethod
+    def safe_levels(cls, levels: list[str]) -> list[str]:
+        """Each level names a template file, prompts/<task>/<level>.<version>.txt."""
+        return [check_name(level, "prompt level") for level in levels]
 
     @field_validator("scales")
     @classmethod

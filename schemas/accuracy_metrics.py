@@ -31,6 +31,10 @@ class AccuracyMetrics(pa.DataFrameModel):
     n_calls: int = pa.Field(ge=0)  # planned calls (items × repeats) in the subset
     unparseable_rate: float = pa.Field(nullable=True, ge=0, le=1)  # unparseable + out_of_range
     truth_source: str = pa.Field(nullable=True, isin=[*TRUTHS, "mixed"])  # null if n_items = 0
+    n_repeated: int = pa.Field(ge=0)  # the subset's items with ≥ 2 ok repeats (truth or not)
+    # run-to-run noise: mean over those items of the SD (n − 1) of the 0/1 repeat verdicts;
+    # null when repeats = 1
+    repeat_sd: float = pa.Field(nullable=True, ge=0, le=1)
 
     class Config:
         strict = True

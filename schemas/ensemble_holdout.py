@@ -1,12 +1,14 @@
-"""ensemble_holdout: per study × strategy, the triple best on half A of the items, judged on B."""
+"""ensemble_holdout: per study × pool × strategy, the triple best on half A of the items, judged
+on B."""
 
 import pandera.polars as pa
 
-from schemas.ensembles import STRATEGIES
+from schemas.ensembles import POOLS, STRATEGIES
 
 
 class EnsembleHoldout(pa.DataFrameModel):
     study: str
+    pool: str = pa.Field(isin=POOLS)  # judges only, or judges+baselines
     strategy: str = pa.Field(isin=STRATEGIES)
     n_items_a: int = pa.Field(ge=0)
     n_items_b: int = pa.Field(ge=0)
@@ -23,4 +25,4 @@ class EnsembleHoldout(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ("study", "strategy")
+        unique = ("study", "pool", "strategy")

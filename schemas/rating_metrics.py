@@ -24,6 +24,8 @@ class RatingMetrics(pa.DataFrameModel):
     scale: str
     n_planned: int = pa.Field(ge=0)  # planned calls (items × repeats)
     n_items: int = pa.Field(ge=0)  # items with at least one ok score
+    # run-to-run noise: SD over an item's ok repeats, averaged over items with ≥ 2 (1–7)
+    repeat_sd: float = pa.Field(nullable=True, ge=0)
     parse_failure_rate: float = pa.Field(ge=0, le=1)  # unparseable + out_of_range, of planned
     error_rate: float = pa.Field(ge=0, le=1)  # provider errors, of planned
     bias: float = pa.Field(nullable=True)  # mean(judge − human), 1–7
@@ -34,7 +36,10 @@ class RatingMetrics(pa.DataFrameModel):
     mae_lo: float = pa.Field(nullable=True, ge=0)
     mae_hi: float = pa.Field(nullable=True, ge=0)
     wilcoxon_w: float = pa.Field(nullable=True)
-    wilcoxon_p: float = pa.Field(nullable=True, ge=0, le=1)
+    wilcoxon_p: float = pa.Field(nullable=True, ge=0, le=1)  # rule: tasks.stats.signed_rank
+    # wilcoxon_p adjusted over the study's designs of this kind (Holm; Benjamini–Hochberg)
+    p_holm: float = pa.Field(nullable=True, ge=0, le=1)
+    p_bh: float = pa.Field(nullable=True, ge=0, le=1)
     rank_biserial: float = pa.Field(nullable=True, ge=-1, le=1)
     kripp_alpha: float = pa.Field(nullable=True, le=1)
     alpha_lo: float = pa.Field(nullable=True, le=1)

@@ -11,6 +11,9 @@ class ThresholdShares(pa.DataFrameModel):
     group: str  # "(all)", a prompt level, or a judge
     n_designs: int = pa.Field(ge=1)
     share_sig: float = pa.Field(ge=0, le=1)  # Wilcoxon p < 0.05
+    # … after Holm / Benjamini–Hochberg over the study's designs of this kind
+    share_sig_holm: float = pa.Field(ge=0, le=1)
+    share_sig_bh: float = pa.Field(ge=0, le=1)
     share_bias_gt_02: float = pa.Field(ge=0, le=1)
     share_bias_gt_03: float = pa.Field(ge=0, le=1)
     share_mae_gt_05: float = pa.Field(ge=0, le=1)

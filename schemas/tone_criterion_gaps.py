@@ -1,5 +1,6 @@
 """tone_criterion_gaps: per tone comparison and rubric criterion, the gap A − B in the
-criterion's 1–4 score."""
+criterion's 1–4 score. The family of the Wilcoxon tests is every row of one study (criteria ×
+evaluators × prompt variants × rewriters × axes); wilcoxon_p_holm / _bh are adjusted over it."""
 
 import pandera.polars as pa
 import polars as pl
@@ -20,6 +21,8 @@ class ToneCriterionGaps(pa.DataFrameModel):
     gap_lo: float = pa.Field(nullable=True)
     gap_hi: float = pa.Field(nullable=True)
     wilcoxon_p: float = pa.Field(nullable=True, ge=0, le=1)
+    wilcoxon_p_holm: float = pa.Field(nullable=True, ge=0, le=1)  # Holm over the study's rows
+    wilcoxon_p_bh: float = pa.Field(nullable=True, ge=0, le=1)  # Benjamini–Hochberg, same family
     rank_biserial: float = pa.Field(nullable=True, ge=-1, le=1)
 
     class Config:

@@ -1,5 +1,8 @@
 """tone_gaps: per study × evaluator × prompt variant × rewriter × axis, how much higher the
-evaluator scores pole A of the same text than pole B, against its own repeat noise."""
+evaluator scores pole A of the same text than pole B, against its own repeat noise.
+
+Multiple comparisons: the family of the Wilcoxon tests is every row of one study (evaluators ×
+prompt variants × rewriters × axes); wilcoxon_p_holm / wilcoxon_p_bh are adjusted over it."""
 
 import pandera.polars as pa
 import polars as pl
@@ -31,6 +34,8 @@ class ToneGaps(pa.DataFrameModel):
     gap_lo: float = pa.Field(nullable=True)
     gap_hi: float = pa.Field(nullable=True)
     wilcoxon_p: float = pa.Field(nullable=True, ge=0, le=1)  # paired signed-rank, two-sided
+    wilcoxon_p_holm: float = pa.Field(nullable=True, ge=0, le=1)  # Holm over the study's rows
+    wilcoxon_p_bh: float = pa.Field(nullable=True, ge=0, le=1)  # Benjamini–Hochberg, same family
     rank_biserial: float = pa.Field(nullable=True, ge=-1, le=1)  # positive: A scored higher
     noise_sd: float = pa.Field(nullable=True, ge=0)  # pooled within-version repeat SD
     repeats_hmean: float = pa.Field(nullable=True, gt=0)  # harmonic mean of ok repeats/version

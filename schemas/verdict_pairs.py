@@ -1,11 +1,13 @@
 """verdict_pairs: one row per pair of designs in a study that differ in exactly one design choice,
-compared on the items both resolved (McNemar's test on correctness)."""
+compared on the items both resolved (McNemar's test on correctness, and a TOST equivalence test
+of the accuracy difference)."""
 
 import pandera.polars as pa
 
 # "model" compares the judge column (a judge is a model plus its parameters)
 CHOICES = ("model", "prompt_level", "reasoning_effort")
 MCNEMAR_METHODS = ("exact", "chi2_cc")
+EQUIVALENCE = ("yes", "no", "inconclusive")  # TOST verdict (tasks.equivalence)
 
 
 class VerdictPairs(pa.DataFrameModel):
@@ -34,6 +36,14 @@ class VerdictPairs(pa.DataFrameModel):
     p: float = pa.Field(nullable=True, ge=0, le=1)  # p_exact if b + c < 25, else p_approx
     method: str = pa.Field(nullable=True, isin=list(MCNEMAR_METHODS))
     sig: bool = pa.Field(nullable=True)  # p < 0.05
+    # p adjusted over the family of the study's pairs (every choice): Holm, Benjamini–Hochberg
+    p_holm: float = pa.Field(nullable=True, ge=0, le=1)
+    p_bh: float = pa.Field(nullable=True, ge=0, le=1)
+    margin: float = pa.Field(gt=0)  # equivalence margin on acc_diff (fraction: 0.05 = 5 points)
+    diff_lo: float = pa.Field(nullable=True)  # 90% CI of acc_diff (t, paired); null if n < 2
+    diff_hi: float = pa.Field(nullable=True)
+    tost_p: float = pa.Field(nullable=True, ge=0, le=1)  # max of the two one-sided p
+    equivalent: str = pa.Field(isin=list(EQUIVALENCE))  # CI inside / beyond the margin / else
 
     class Config:
         strict = True

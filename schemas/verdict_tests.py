@@ -19,6 +19,9 @@ class VerdictTests(pa.DataFrameModel):
     p: float = pa.Field(nullable=True, ge=0, le=1)
     cramers_v: float = pa.Field(nullable=True, ge=0, le=1)  # chi-square rows only
     sig: bool = pa.Field(nullable=True)  # p < 0.05
+    # p adjusted over the family of the study's tests in this table: Holm, Benjamini–Hochberg
+    p_holm: float = pa.Field(nullable=True, ge=0, le=1)
+    p_bh: float = pa.Field(nullable=True, ge=0, le=1)
 
     class Config:
         strict = True

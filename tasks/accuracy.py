@@ -58,8 +58,10 @@ def accuracy_metrics(
     counted in n_no_truth. Accuracy, true_rate and the error split are over the items the design
     resolved; leniency = fp / (fp + fn) is the share of its errors that are false TRUEs (null
     when it made none). unparseable_rate counts unparseable and out-of-range answers over every
-    planned call on the subset's items. `consensus` must come from the same verdicts: items it
-    lacks are dropped.
+    planned call on the subset's items. Run-to-run noise: repeat_sd is the mean, over the
+    subset's items with at least two ok repeats (n_repeated, truth or not), of the SD of the
+    design's 0/1 verdicts on the item; null when repeats = 1. `consensus` must come from the
+    same verdicts: items it lacks are dropped.
     """
     c = pl.col
     dv = design_verdicts(verdicts)
@@ -83,8 +85,10 @@ def accuracy_metrics(
         c("n_calls").sum().cast(pl.Int64),
         c("n_parse_fail").sum().cast(pl.Int64),
         n(c("truth_source") == "reference").alias("n_ref"),
+        n(c("n_ok") >= 2).alias("n_repeated"),
+        c("repeat_sd").filter(c("n_ok") >= 2).mean().alias("repeat_sd"),
     )
-    count_cols = [name for name in counts.columns if name not in keys]
+    count_cols = [name for name in counts.columns if name not in [*keys, "repeat_sd"]]
     out = (
         _subset_grid(dv.select(VERDICT_DESIGN).unique())
         .join(counts, on=keys, how="left")

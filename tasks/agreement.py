@@ -3,21 +3,20 @@ design choices (model, prompt level, scale) the two differ in."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
 from schemas.design_pairs import CHOICES, DesignPairs
 from schemas.scores import DESIGN
 from schemas.validate import validate
-from tasks.stats import alpha_two_coders
+from tasks.cuts import SIG_P, above_expr, below_expr
+from tasks.equivalence import tost
+from tasks.multiplicity import with_adjusted
+from tasks.stats import alpha_two_coders, signed_rank
 
 DESIGN_KEYS = DESIGN[1:]  # a design within its study
 CHOICE_COLUMNS = dict(zip(CHOICES, ("judge", "prompt_level", "scale"), strict=True))
-CHUNK_CELLS = 2_000_000  # items × pairs held in memory at once (a few arrays of this size)
-EXACT_MAX_N = 50  # scipy's "auto" Wilcoxon is asymptotic only above 50 pairs per test
+CHUNK_CELLS = 1_000_000  # items × pairs per chunk (the rank test holds ~15 arrays of this size)
 
 
 def _matrix(study_rows: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
@@ -33,27 +32,13 @@ def _matrix(study_rows: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
 def _wilcoxon_p(d: np.ndarray) -> np.ndarray:
     """Two-sided signed-rank p per column of paired differences d (NaN = item not shared).
 
-    The same scipy call as tasks.stats.wilcoxon (pingouin's defaults: zero differences
-    dropped, continuity correction), so p agrees with it. Columns sharing more than 50 items
-    are tested in one vectorised call: for them scipy's "auto" method is the normal
-    approximation, as it would be one by one, and an unshared item enters as a zero
-    difference, which the default zero_method drops — so batching cannot change a result.
-    Columns with 50 or fewer shared items go one by one (~0.3 ms each), since there "auto"
-    may pick an exact or permutation test.
+    tasks.stats.signed_rank, the rule tasks.stats.wilcoxon (and so rating_metrics) uses:
+    exact null distribution for ≤ 50 differences with no zero and no tie, else the
+    normal approximation with tie and continuity corrections; never a permutation test. One
+    vectorised call for all pairs of a chunk (scipy's "auto" one pair at a time ran a
+    permutation test for each small tied pair: minutes for a study's 666 pairs).
     """
-    p = np.full(d.shape[1], np.nan)
-    present = ~np.isnan(d)
-    batch = present.sum(axis=0) > EXACT_MAX_N
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        if batch.any():
-            filled = np.where(present[:, batch], d[:, batch], 0.0)
-            p[batch] = sps.wilcoxon(filled, axis=0, correction=True).pvalue
-        for j in np.flatnonzero(~batch):
-            dj = d[present[:, j], j]
-            if dj.size >= 2:
-                p[j] = sps.wilcoxon(dj, correction=True).pvalue
-    return p
+    return signed_rank(d)["p"]
 
 
 def _pair_stats(x: np.ndarray) -> dict[str, np.ndarray]:
@@ -79,7 +64,7 @@ def _pair_stats(x: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def _study_pairs(study: str, rows: pl.DataFrame) -> pl.DataFrame:
+def _study_pairs(study: str, rows: pl.DataFrame, margin: float) -> pl.DataFrame:
     designs, x = _matrix(rows)
     s = _pair_stats(x)
     n = s["n"]
@@ -92,6 +77,7 @@ def _study_pairs(study: str, rows: pl.DataFrame) -> pl.DataFrame:
         for tag, idx in (("a", s["ia"]), ("b", s["ib"]))
         for c in DESIGN_KEYS
     }
+    equiv = tost(n, s["sum_d"], s["sq"], margin)
     return pl.DataFrame(
         {
             "study": [study] * n.size,
@@ -101,23 +87,32 @@ def _study_pairs(study: str, rows: pl.DataFrame) -> pl.DataFrame:
             "mad": mad,
             "alpha": alpha,
             "wilcoxon_p": s["p"],
+            "diff_lo": equiv["lo"],
+            "diff_hi": equiv["hi"],
+            "tost_p": equiv["p"],
+            "equivalent": equiv["verdict"],
         },
-        schema_overrides={"study": pl.String},
+        schema_overrides={"study": pl.String, "equivalent": pl.String},
     )
 
 
-def design_pairs(item_scores: pl.DataFrame, meaningful: float = 0.2) -> pl.DataFrame:
+def design_pairs(
+    item_scores: pl.DataFrame, meaningful: float = 0.2, margin: float = 0.2
+) -> pl.DataFrame:
     """Every unordered pair of designs within a study (k designs → k(k−1)/2 rows), compared
     on the items both scored: mean and absolute difference (a − b), mean absolute difference
-    per item, interval α with the two designs as coders, a paired Wilcoxon test, and which
-    design choices differ ("model" compares the judge column).
+    per item, interval α with the two designs as coders, a paired Wilcoxon test (raw, and
+    Holm / Benjamini–Hochberg adjusted over all pairs of the study), a TOST equivalence test
+    against ±margin, and which design choices differ ("model" compares the judge column).
 
     a precedes b in the order of the design columns. The items × designs matrix is built once
-    per study; counts, means, MAD and α are vectorised over pairs in chunks. A pair that shares
-    no item keeps its row with null statistics; α and p need two shared items.
+    per study; counts, means, MAD, α, p and TOST are vectorised over pairs in chunks. A pair
+    that shares no item keeps its row with null statistics; α, p and TOST need two shared
+    items (fewer: equivalence "inconclusive"). sig and meaningful meet their cuts through
+    tasks.cuts, so an |difference| of 0.20000000000000004 is on the cut 0.2, not above it.
     """
     parts = [
-        _study_pairs(study, rows)
+        _study_pairs(study, rows, margin)
         for (study,), rows in item_scores.group_by("study", maintain_order=True)
     ]
     schema = {name: col.dtype.type for name, col in DesignPairs.to_schema().columns.items()}
@@ -129,11 +124,16 @@ def design_pairs(item_scores: pl.DataFrame, meaningful: float = 0.2) -> pl.DataF
     ]
     out = (
         pl.concat(parts)
-        .with_columns(pl.col("mean_diff", "mad", "alpha", "wilcoxon_p").fill_nan(None))
+        .with_columns(
+            pl.col(
+                "mean_diff", "mad", "alpha", "wilcoxon_p", "diff_lo", "diff_hi", "tost_p"
+            ).fill_nan(None)
+        )
+        .pipe(with_adjusted, "wilcoxon_p", ["study"], "p")
         .with_columns(
             pl.col("mean_diff").abs().alias("abs_diff"),
-            (pl.col("wilcoxon_p") < 0.05).alias("sig"),
-            (pl.col("mean_diff").abs() > meaningful).alias("meaningful"),
+            below_expr(pl.col("wilcoxon_p"), SIG_P).alias("sig"),
+            above_expr(pl.col("mean_diff").abs(), meaningful).alias("meaningful"),
             pl.concat_str(differ, separator="+", ignore_nulls=True).alias("differs"),
             pl.sum_horizontal(d.is_not_null() for d in differ).cast(pl.Int64).alias("n_differ"),
         )

@@ -52,12 +52,16 @@ def below_expr(x: pl.Expr, cut: float) -> pl.Expr:
 
 def macro_sql() -> str:
     """DuckDB macros `above(x, cut)`, `at_least(x, cut)`, `below(x, cut)` with this module's
-    tolerance; `publish_views` runs it before the views, which call them."""
+    tolerance, and `sig_label(p)` ('yes' / 'no' / null at SIG_P); every rendered view starts
+    with them (warehouse.render_view)."""
     tol = repr(TOLERANCE)
     return "\n".join(
         [
             f"create or replace macro above(x, cut) as x > cut + {tol};",
             f"create or replace macro at_least(x, cut) as x >= cut - {tol};",
             f"create or replace macro below(x, cut) as x < cut - {tol};",
+            # 'yes' / 'no' for p < SIG_P, null without a test: every view's sig columns
+            f"create or replace macro sig_label(p) as case when p is null then null "
+            f"when below(p, {SIG_P!r}) then 'yes' else 'no' end;",
         ]
     )

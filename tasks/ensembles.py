@@ -1,7 +1,11 @@
-"""Ensembles of designs: does averaging several judges' ratings cut bias? (Figures 5–6)."""
+"""Ensembles of designs: does averaging several judges' ratings cut bias? (Figures 5–6).
+
+Members are LLM judge designs (P1 D.3: "P1's ensembles are of LLM judges"); a classifier
+baseline joins only in the separately labelled pool "judges+baselines", when asked for."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -11,11 +15,11 @@ import numpy as np
 import polars as pl
 
 from schemas.ensemble_holdout import EnsembleHoldout
-from schemas.ensembles import STRATEGIES, Ensembles
+from schemas.ensembles import POOLS, STRATEGIES, Ensembles
 from schemas.validate import validate
 
-# strategy → (columns every member shares, column in which all members differ); a baseline
-# is a design like any other, so it joins wherever its judge/prompt_level/scale fit
+# strategy → (columns every member shares, column in which all members differ); in the
+# judges+baselines pool a baseline is a design like any other, joining wherever it fits
 RULES: dict[str, tuple[tuple[str, ...], str]] = {
     "model_free": ((), "judge"),
     "model_fixed": (("prompt_level", "scale"), "judge"),
@@ -24,8 +28,20 @@ RULES: dict[str, tuple[tuple[str, ...], str]] = {
 }
 if tuple(RULES) != STRATEGIES:
     raise ImportError("tasks.ensembles.RULES and schemas.ensembles.STRATEGIES disagree")
+# pool → the item_scores `kind`s whose designs may be members
+POOL_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"judges": ("judge",), "judges+baselines": ("judge", "baseline")}
+)
+if tuple(POOL_KINDS) != POOLS:
+    raise ImportError("tasks.ensembles.POOL_KINDS and schemas.ensembles.POOLS disagree")
+# size 1 (the single designs) starts the size curve: P1 stresses the gain from one judge to two
 SIZES: Mapping[str, Sequence[int]] = MappingProxyType(
-    {"model_free": (2, 3, 4, 5), "model_fixed": (2, 3, 4, 5), "scale": (3,), "prompt": (3,)}
+    {
+        "model_free": (1, 2, 3, 4, 5),
+        "model_fixed": (1, 2, 3, 4, 5),
+        "scale": (3,),
+        "prompt": (3,),
+    }
 )
 HOLDOUT_SIZE = 3
 # |ensemble bias| must undercut the best member's by more than float noise to "beat" it
@@ -78,6 +94,17 @@ def matrix(item_scores: pl.DataFrame) -> Matrix:
         cells["score_1to7"] - cells["human_1to7"]
     ).to_numpy()
     return Matrix(designs.drop("d"), dev)
+
+
+def pools(baselines: bool) -> tuple[str, ...]:
+    """The member pools to report: judges only, plus judges+baselines when asked for."""
+    return POOLS if baselines else POOLS[:1]
+
+
+def in_pool(m: Matrix, pool: str) -> Matrix:
+    """The designs a pool may draw members from (same items, so holdout halves agree)."""
+    keep = m.designs["kind"].is_in(list(POOL_KINDS[pool])).to_numpy()
+    return Matrix(m.designs.filter(pl.Series(keep)), m.dev[:, keep])
 
 
 def _buckets(designs: pl.DataFrame, strategy: str) -> list[list[np.ndarray]]:
@@ -179,7 +206,9 @@ def _reduction(member: float | None, ensemble: float | None) -> float | None:
 
 
 def summarise(f: Fit) -> dict[str, float | int | None]:
-    """A cell's row: mean |bias| and MAE of members and ensembles over its ensembles."""
+    """A cell's row: mean |bias| and MAE of members and ensembles over its ensembles. The
+    members' yardstick is each member design's own |bias| (not |mean of their biases|, which
+    is the ensemble's), averaged over its members, then over ensembles."""
     ok = f.n_items > 0
     if not ok.any():
         return {
@@ -213,10 +242,10 @@ def summarise(f: Fit) -> dict[str, float | int | None]:
     }
 
 
-def _cell_seed(seed: int, study: str, strategy: str, k: int) -> str:
+def _cell_seed(seed: int, study: str, pool: str, strategy: str, k: int) -> str:
     """One seed per cell, so a cell's sample does not depend on which other cells ran
     (the holdout re-draws exactly the triples `ensembles` evaluated)."""
-    return f"{seed}/{study}/{strategy}/{k}"
+    return f"{seed}/{study}/{pool}/{strategy}/{k}"
 
 
 def _studies(item_scores: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
@@ -231,28 +260,32 @@ def ensembles(
     sizes: Mapping[str, Sequence[int]] = SIZES,
     max_ensembles: int = 2000,
     seed: int = 0,
+    baselines: bool = False,
 ) -> pl.DataFrame:
-    """item_scores → one row per study × strategy × size; impossible cells have n_possible 0."""
+    """item_scores → one row per study × pool × strategy × size; impossible cells have
+    n_possible 0. Members are judge designs; `baselines` adds the judges+baselines pool."""
     unknown = sorted(set(sizes) - set(RULES))
     if unknown:
         raise ValueError(f"unknown strategy(ies) {unknown}; known: {list(RULES)}")
     rows = []
     for study, grp in _studies(item_scores):
-        m = matrix(grp)
-        for strategy in RULES:
-            for k in sorted(sizes.get(strategy, ())):
-                cell = draw(
-                    m.designs, strategy, k, max_ensembles, _cell_seed(seed, study, strategy, k)
-                )
-                rows.append(
-                    {
-                        "study": study,
-                        "strategy": strategy,
-                        "size": k,
-                        "n_possible": cell.n_possible,
-                        **summarise(fit(m.dev, cell.members)),
-                    }
-                )
+        everyone = matrix(grp)
+        for pool in pools(baselines):
+            m = in_pool(everyone, pool)
+            for strategy in RULES:
+                for k in sorted(sizes.get(strategy, ())):
+                    seed_k = _cell_seed(seed, study, pool, strategy, k)
+                    cell = draw(m.designs, strategy, k, max_ensembles, seed_k)
+                    rows.append(
+                        {
+                            "study": study,
+                            "pool": pool,
+                            "strategy": strategy,
+                            "size": k,
+                            "n_possible": cell.n_possible,
+                            **summarise(fit(m.dev, cell.members)),
+                        }
+                    )
     out = pl.DataFrame(rows, schema=_schema(Ensembles))
     return validate(out, Ensembles)
 
@@ -276,22 +309,26 @@ def halves(n_items: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ensemble_holdout(
-    item_scores: pl.DataFrame, max_ensembles: int = 2000, seed: int = 0
+    item_scores: pl.DataFrame, max_ensembles: int = 2000, seed: int = 0, baselines: bool = False
 ) -> pl.DataFrame:
-    """Per study × strategy: pick the triple with the lowest |bias| on a seeded half A of the
-    items and score it on half B, beside all triples and the best single design on B, so the
-    optimism of picking a winner on the same items shows."""
+    """Per study × pool × strategy: pick the triple with the lowest |bias| on a seeded half A
+    of the items and score it on half B, beside all triples and the best single design on B,
+    so the optimism of picking a winner on the same items shows."""
     rows = []
     for study, grp in _studies(item_scores):
-        m = matrix(grp)
-        half_a, half_b = halves(m.dev.shape[0], seed)
-        dev_a, dev_b = m.dev[half_a], m.dev[half_b]
-        for strategy in RULES:
+        everyone = matrix(grp)
+        half_a, half_b = halves(everyone.dev.shape[0], seed)
+        for pool, strategy in itertools.product(pools(baselines), RULES):
+            m = in_pool(everyone, pool)
+            dev_a, dev_b = m.dev[half_a], m.dev[half_b]
             k = HOLDOUT_SIZE
-            cell = draw(m.designs, strategy, k, max_ensembles, _cell_seed(seed, study, strategy, k))
+            cell = draw(
+                m.designs, strategy, k, max_ensembles, _cell_seed(seed, study, pool, strategy, k)
+            )
             a, b = fit(dev_a, cell.members), fit(dev_b, cell.members)
             row = {
                 "study": study,
+                "pool": pool,
                 "strategy": strategy,
                 "n_items_a": len(half_a),
                 "n_items_b": len(half_b),
@@ -301,8 +338,8 @@ def ensemble_holdout(
             if row["n_evaluated"] == 0:
                 continue
             best = int(np.nanargmin(np.abs(a.ens_bias)))
-            pool = np.unique(cell.members)
-            single_a, single_b = _bias(dev_a[:, pool]), _bias(dev_b[:, pool])
+            used = np.unique(cell.members)
+            single_a, single_b = _bias(dev_a[:, used]), _bias(dev_b[:, used])
             single = int(np.nanargmin(np.abs(single_a)))
             row |= {
                 "members": _label(m.designs, cell.members[best]),
@@ -311,7 +348,7 @@ def ensemble_holdout(
                 "abs_bias_b": _finite(abs(b.ens_bias[best])),
                 "mae_b": _finite(b.ens_mae[best]),
                 "triples_abs_bias_b": _finite(_nanmean(np.abs(b.ens_bias))),
-                "best_single": _label(m.designs, pool[[single]]),
+                "best_single": _label(m.designs, used[[single]]),
                 "single_abs_bias_a": abs(float(single_a[single])),
                 "single_abs_bias_b": _finite(abs(single_b[single])),
             }

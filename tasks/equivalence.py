@@ -6,6 +6,11 @@ difference lies inside the margin), "no" when the 90% CI lies wholly beyond the 
 difference larger than the margin is shown), "inconclusive" otherwise, including when fewer
 than two items are shared. Vectorised over many pairs from their sums; tests check p against
 statsmodels' `ttost_paired`.
+
+Every difference equal (no spread) makes the t tests certain on any n: two designs agreeing
+on 2 items would be "equivalent". With no spread a verdict needs `MIN_N_NO_SPREAD` items (by
+the rule of three, 30 agreeing items bound the share that would differ below 10% at 95%);
+fewer stay "inconclusive". p keeps the t test's value, as statsmodels gives it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from scipy import stats as sps
 from tasks import cuts
 
 ALPHA = 0.05
+MIN_N_NO_SPREAD = 30
 
 
 def tost(n: np.ndarray, sum_d: np.ndarray, sum_d2: np.ndarray, margin: float) -> dict:
@@ -37,7 +43,10 @@ def tost(n: np.ndarray, sum_d: np.ndarray, sum_d2: np.ndarray, margin: float) ->
     lo, hi = mean - half, mean + half
     beyond = cuts.above(lo, margin) | cuts.below(hi, -margin)
     equivalent = cuts.below(p, ALPHA)
+    decidable = ok & ((se > 0) | (n >= MIN_N_NO_SPREAD))
     verdict = np.where(
-        ~ok, "inconclusive", np.where(equivalent, "yes", np.where(beyond, "no", "inconclusive"))
+        ~decidable,
+        "inconclusive",
+        np.where(equivalent, "yes", np.where(beyond, "no", "inconclusive")),
     )
     return {"mean": mean, "lo": lo, "hi": hi, "p": np.where(ok, p, np.nan), "verdict": verdict}

@@ -183,11 +183,15 @@ def agreement_stage(study: Study, settings: Settings) -> int:
     a = study.analysis
     per_item = warehouse.read_table(settings, "item_scores", study.name)
     tables = {
-        "design_pairs": agreement.design_pairs(per_item, meaningful=a.meaningful_diff),
+        "design_pairs": agreement.design_pairs(
+            per_item, meaningful=a.meaningful_diff, margin=a.margin("rating")
+        ),
         "variance_components": variance.variance_components(per_item),
-        "ensembles": ensembles.ensembles(per_item, max_ensembles=a.max_ensembles, seed=a.seed),
+        "ensembles": ensembles.ensembles(
+            per_item, max_ensembles=a.max_ensembles, seed=a.seed, baselines=a.ensemble_baselines
+        ),
         "ensemble_holdout": ensembles.ensemble_holdout(
-            per_item, max_ensembles=a.max_ensembles, seed=a.seed
+            per_item, max_ensembles=a.max_ensembles, seed=a.seed, baselines=a.ensemble_baselines
         ),
     }
     for name, frame in tables.items():
@@ -211,13 +215,19 @@ def accuracy_stage(study: Study, settings: Settings) -> int:
     """Consensus subsets, accuracy and leniency per design, switch rates, tests of impact."""
     a = study.analysis
     verdicts = warehouse.read_table(settings, "verdicts", study.name)
-    agreed = consensus.consensus(verdicts, near=a.near_agreement, min_designs=a.min_designs)
+    agreed = consensus.consensus(
+        verdicts, near=a.near_agreement, min_designs=a.min_designs, votes=a.consensus_votes
+    )
+    metrics = accuracy.accuracy_metrics(verdicts, agreed, truth=a.truth)
     tables = {
         "consensus": agreed,
-        "accuracy_metrics": accuracy.accuracy_metrics(verdicts, agreed, truth=a.truth),
+        "accuracy_metrics": metrics,
         "switch_rates": accuracy.switch_rates(verdicts, agreed, truth=a.truth),
         "verdict_tests": verdict_impact.verdict_tests(verdicts, agreed, truth=a.truth),
-        "verdict_pairs": verdict_impact.verdict_pairs(verdicts, agreed, truth=a.truth),
+        "verdict_pairs": verdict_impact.verdict_pairs(
+            verdicts, agreed, truth=a.truth, margin=a.margin("accuracy")
+        ),
+        "verdict_levels": verdict_impact.verdict_levels(metrics),
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)

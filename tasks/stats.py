@@ -3,10 +3,10 @@ and percentile-bootstrap 95% intervals for bias, MAE and α."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,15 +17,101 @@ from schemas.rating_metrics import RatingMetrics
 from schemas.scores import DESIGN
 from schemas.validate import validate
 from tasks.item_scores import item_scores
+from tasks.multiplicity import with_adjusted
 
 PARSE_FAILURES = ("unparseable", "out_of_range")
 CI_LEVEL = 0.95
 CI_COLUMNS = ("bias_lo", "bias_hi", "mae_lo", "mae_hi", "alpha_lo", "alpha_hi")
 BOOT_BLOCK = 1 << 21  # index-matrix entries drawn at once (bounds the bootstrap's memory)
+MIN_REPEATS = 2  # ok repeats an item needs to show run-to-run noise
 
 
 def _finite(x: float) -> float | None:
     return float(x) if x is not None and math.isfinite(x) else None
+
+
+# The signed-rank test, by one explicit rule (scipy's method="auto" would pick a permutation
+# test for ≤ 13 pairs with ties or zeros: thousands of resamples per test, and a p value that
+# follows no stated convention)
+EXACT_MAX_N = 50  # the exact null distribution up to this many differences (scipy's "auto")
+DIFF_DECIMALS = 9  # differences are rounded first, so float noise neither ties nor unties them
+
+
+@functools.cache
+def _exact_tails(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """P(R+ ≤ k) and P(R+ ≥ k) for k = 0 … n(n+1)/2 under the null: R+ is a sum of a random
+    subset of the ranks 1 … n (2ⁿ equally likely subsets). Exact counts: below 2⁵³ for n ≤ 50."""
+    counts = np.zeros(n * (n + 1) // 2 + 1)
+    counts[0] = 1.0
+    for rank in range(1, n + 1):
+        counts[rank:] = counts[rank:] + counts[:-rank].copy()
+    pmf = counts / 2.0**n
+    return np.cumsum(pmf), np.cumsum(pmf[::-1])[::-1]
+
+
+def _ranks_and_ties(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of a (NaN = absent): the average rank of every value and the size of its tie
+    group (NaN where absent). One sort; NaN sorts last and ties nothing."""
+    n = a.shape[0]
+    order = np.argsort(a, axis=0, kind="stable")
+    s = np.take_along_axis(a, order, axis=0)
+    pos = np.arange(n, dtype=float)[:, None]
+    new = np.ones(s.shape, dtype=bool)
+    new[1:] = s[1:] != s[:-1]
+    last = np.ones(s.shape, dtype=bool)
+    last[:-1] = new[1:]
+    start = np.maximum.accumulate(np.where(new, pos, 0.0), axis=0)
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, pos, n), axis=0), axis=0), axis=0)
+    ranks, ties = np.empty(a.shape), np.empty(a.shape)
+    np.put_along_axis(ranks, order, (start + end) / 2 + 1, axis=0)
+    np.put_along_axis(ties, order, end - start + 1, axis=0)
+    absent = np.isnan(a)
+    return np.where(absent, np.nan, ranks), np.where(absent, np.nan, ties)
+
+
+def signed_rank(d: np.ndarray) -> dict[str, np.ndarray]:
+    """Two-sided Wilcoxon signed-rank test per column of paired differences d (pairs along
+    axis 0, NaN = no pair), vectorised over columns. The rule, for every caller:
+
+    - differences are rounded to 9 decimals, then zero differences are dropped (Wilcoxon's
+      treatment; scipy's and pingouin's default zero_method "wilcox"), leaving n;
+    - exact null distribution when no difference was zero, none of the |d| are tied and
+      n ≤ 50 (scipy's "exact");
+    - otherwise the normal approximation with tie correction and continuity correction
+      (scipy's method="asymptotic", correction=True).
+
+    This is scipy's method="auto" (which pingouin 0.7 uses) except for ≤ 13 pairs with ties or
+    zeros, where "auto" runs a permutation test: here they get the normal approximation.
+    Columns with fewer than 2 pairs, or no non-zero difference, get NaN. Returns n, r_plus,
+    r_minus, p and exact (whether the exact distribution gave p), each one value per column.
+    """
+    d = np.round(np.asarray(d, dtype=float), DIFF_DECIMALS)
+    if d.ndim == 1:
+        d = d[:, None]
+    pairs = (~np.isnan(d)).sum(axis=0)
+    zeros = (d == 0).sum(axis=0)
+    nonzero = np.where(d == 0, np.nan, d)
+    ranks, ties = _ranks_and_ties(np.abs(nonzero))
+    n = pairs - zeros
+    r_plus = np.where(nonzero > 0, ranks, 0.0).sum(axis=0)
+    r_minus = np.where(nonzero < 0, ranks, 0.0).sum(axis=0)
+    tie_term = np.nansum(ties**2 - 1, axis=0)  # Σ over tie groups of t³ − t
+    tested = (pairs >= 2) & (n >= 1)
+    exact = tested & (zeros == 0) & (tie_term == 0) & (n <= EXACT_MAX_N)
+    p = np.full(d.shape[1], np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = n * (n + 1) / 4
+        se = np.sqrt((n * (n + 1) * (2 * n + 1) - tie_term / 2) / 24)
+        z = (r_plus - mean) / se
+        z = z - np.sign(z) * 0.5 / se
+        asymptotic = tested & ~exact
+        p[asymptotic] = np.minimum(1.0, 2 * scipy.stats.norm.sf(np.abs(z[asymptotic])))
+    for size in np.unique(n[exact]):
+        cols = np.flatnonzero(exact & (n == size))
+        cdf, sf = _exact_tails(int(size))
+        k = np.rint(r_plus[cols]).astype(int)
+        p[cols] = np.minimum(1.0, 2 * np.minimum(cdf[k], sf[k]))
+    return {"n": n, "r_plus": r_plus, "r_minus": r_minus, "p": p, "exact": exact}
 
 
 def wilcoxon(
@@ -33,22 +119,20 @@ def wilcoxon(
 ) -> tuple[float | None, float | None, float | None]:
     """(W, p, rank-biserial r) of the paired two-sided signed-rank test; None where undefined.
 
-    The same computation as `pingouin.wilcoxon` (scipy with continuity correction; matched-
-    pairs rank-biserial of Kerby 2014 over non-zero differences, positive when the judge
-    rates higher) — tests check both against it — without the common-language effect size
-    pingouin also builds from an n × n matrix (1.1 GB at 8,000 items; the full VADER set
-    has 23,703).
+    p follows `signed_rank`'s rule (exact distribution for ≤ 50 differences, none zero or tied,
+    else the normal approximation with tie and continuity corrections), the one every table
+    uses; W = min(R+, R−) and the matched-pairs rank-biserial of Kerby 2014 over the non-zero
+    differences (positive when the judge rates higher) are what `pingouin.wilcoxon` reports.
+    pingouin itself is not called: it also builds the common-language effect size from an
+    n × n matrix (1.1 GB at 8,000 items; the full VADER set has 23,703).
     """
     if len(judge) < 2:
         return None, None, None
     d = np.asarray(judge, dtype=float) - np.asarray(human, dtype=float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        w, p = scipy.stats.wilcoxon(judge, human, alternative="two-sided", correction=True)
-    d = d[d != 0]
-    ranks = scipy.stats.rankdata(np.abs(d))
-    rbc = (ranks[d > 0].sum() - ranks[d < 0].sum()) / ranks.sum() if len(d) else float("nan")
-    return _finite(w), _finite(p), _finite(rbc)
+    test = signed_rank(d)
+    r_plus, r_minus = float(test["r_plus"][0]), float(test["r_minus"][0])
+    rbc = (r_plus - r_minus) / (r_plus + r_minus) if test["n"][0] else None
+    return _finite(min(r_plus, r_minus)), _finite(test["p"][0]), _finite(rbc)
 
 
 def interval_alpha(data: np.ndarray) -> float | None:
@@ -172,10 +256,13 @@ def rating_metrics(
     per_item: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """One row per design. Repeats are averaged per item before comparing with humans
-    (`per_item`: the `item_scores` of these scores, when the caller already has them).
+    (`per_item`: the `item_scores` of these scores, when the caller already has them);
+    repeat_sd is their run-to-run noise, the per-item SD over ok repeats averaged over the
+    items with at least two (null when no item has two).
 
     Intervals resample items (n_boot times, a generator per design from seed and the design's
-    names); n_boot = 0 leaves them null.
+    names); n_boot = 0 leaves them null. p_holm and p_bh adjust wilcoxon_p over the family
+    of tests the threshold tables count: the study's designs of one kind against the humans.
     """
     counts = scores.group_by(DESIGN).agg(
         pl.len().alias("n_planned"),
@@ -188,10 +275,12 @@ def rating_metrics(
         j, h = grp["score_1to7"].to_numpy(), grp["human_1to7"].to_numpy()
         w, p, rbc = wilcoxon(j, h)
         bias = float(np.mean(j - h))
+        repeated = grp.filter(pl.col("n_ok") >= MIN_REPEATS)["score_sd"]
         rows.append(
             {
                 **dict(zip(DESIGN, design, strict=True)),
                 "n_items": len(j),
+                "repeat_sd": float(repeated.mean()) if repeated.len() else None,
                 "bias": bias,
                 "abs_bias": abs(bias),
                 "mae": float(np.mean(np.abs(j - h))),
@@ -204,6 +293,7 @@ def rating_metrics(
         )
     metric_schema = {
         "n_items": pl.Int64,
+        "repeat_sd": pl.Float64,
         "bias": pl.Float64,
         "abs_bias": pl.Float64,
         "mae": pl.Float64,
@@ -214,10 +304,9 @@ def rating_metrics(
         **dict.fromkeys(CI_COLUMNS, pl.Float64),
     }
     metrics = pl.DataFrame(rows, schema={**{c: pl.String for c in DESIGN}, **metric_schema})
-    out = (
-        counts.join(metrics, on=DESIGN, how="left")
-        .with_columns(pl.col("n_planned").cast(pl.Int64), pl.col("n_items").fill_null(0))
-        .select(list(RatingMetrics.to_schema().columns))
-        .sort(DESIGN)
+    out = counts.join(metrics, on=DESIGN, how="left").with_columns(
+        pl.col("n_planned").cast(pl.Int64), pl.col("n_items").fill_null(0)
     )
+    out = with_adjusted(out.sort(DESIGN), "wilcoxon_p", ["study", "kind"], "p")
+    out = out.select(list(RatingMetrics.to_schema().columns))
     return validate(out, RatingMetrics)

@@ -5,6 +5,12 @@ designs that differ significantly from the human ratings, with |bias| above 0.2 
 MAE above 0.5, and with a medium-to-large effect (|rank-biserial| ≥ 0.3), plus average bias,
 MAE and the range of bias. It then recomputes them without the −3..3 scale, which behaved as an
 outlier. Both subsets are rows of one table, so a view can put them side by side.
+
+Every cut goes through tasks.cuts (a bias of 0.20000000000000004 is on the cut 0.2, not above
+it). Every share is of the row's designs with at least one scored item: a design without a
+test (p or rank-biserial null) counts in the denominator as not beyond the cut. The shares
+significant after Holm and after Benjamini–Hochberg use rating_metrics' p_holm / p_bh, adjusted
+over the family the study tests: its designs of one kind against the humans.
 """
 
 from __future__ import annotations
@@ -13,25 +19,36 @@ import polars as pl
 
 from schemas.threshold_shares import ThresholdShares
 from schemas.validate import validate
+from tasks.cuts import (
+    BIAS_CUTS,
+    MAE_CUT,
+    MEDIUM_EFFECT,
+    SIG_P,
+    above_expr,
+    at_least_expr,
+    below_expr,
+)
 
-SIG_P = 0.05
-BIAS_CUTS = (0.2, 0.3)
-MAE_CUT = 0.5
-MEDIUM_EFFECT = 0.3  # |rank-biserial| ≥ 0.3 is medium, ≥ 0.5 large
 GROUPINGS = {"all": None, "prompt_level": "prompt_level", "model": "judge"}
+
+
+def _share(hit: pl.Expr) -> pl.Expr:
+    """Share of the group's designs where `hit` holds; null (no statistic) counts as not."""
+    return hit.fill_null(False).cast(pl.Float64).sum() / pl.len()
 
 
 def _shares(metrics: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     return metrics.group_by(keys).agg(
         pl.len().cast(pl.Int64).alias("n_designs"),
-        (pl.col("wilcoxon_p") < SIG_P).fill_null(False).mean().alias("share_sig"),
-        (pl.col("bias").abs() > BIAS_CUTS[0]).mean().alias("share_bias_gt_02"),
-        (pl.col("bias").abs() > BIAS_CUTS[1]).mean().alias("share_bias_gt_03"),
-        (pl.col("mae") > MAE_CUT).mean().alias("share_mae_gt_05"),
-        (pl.col("rank_biserial").abs() >= MEDIUM_EFFECT)
-        .fill_null(False)
-        .mean()
-        .alias("share_medium_large"),
+        _share(below_expr(pl.col("wilcoxon_p"), SIG_P)).alias("share_sig"),
+        _share(below_expr(pl.col("p_holm"), SIG_P)).alias("share_sig_holm"),
+        _share(below_expr(pl.col("p_bh"), SIG_P)).alias("share_sig_bh"),
+        _share(above_expr(pl.col("bias").abs(), BIAS_CUTS[0])).alias("share_bias_gt_02"),
+        _share(above_expr(pl.col("bias").abs(), BIAS_CUTS[1])).alias("share_bias_gt_03"),
+        _share(above_expr(pl.col("mae"), MAE_CUT)).alias("share_mae_gt_05"),
+        _share(at_least_expr(pl.col("rank_biserial").abs(), MEDIUM_EFFECT)).alias(
+            "share_medium_large"
+        ),
         pl.col("bias").mean().alias("mean_bias"),
         pl.col("bias").abs().mean().alias("mean_abs_bias"),
         pl.col("mae").mean().alias("mean_mae"),

@@ -1,6 +1,7 @@
 """Does a design choice change whether a TRUE/FALSE judge is right? Chi-square of correctness ×
-choice and Cochran's Q across designs (verdict_tests), and McNemar's test for every pair of
-designs that differ in one choice only (verdict_pairs)."""
+choice and Cochran's Q across designs (verdict_tests); McNemar's test and a TOST equivalence
+test for every pair of designs that differ in one choice only (verdict_pairs); each level of a
+choice averaged over the other choices, the base of Table 17 (verdict_levels)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,16 @@ import polars as pl
 from scipy import stats as sps
 
 from schemas.validate import validate
+from schemas.verdict_levels import VerdictLevels
 from schemas.verdict_pairs import CHOICES, VerdictPairs
 from schemas.verdict_tests import VerdictTests
 from schemas.verdicts import EFFORT_NA, VERDICT_DESIGN
 from tasks.accuracy import truth_labels
 from tasks.consensus import design_verdicts
+from tasks.cuts import SIG_P, below, below_expr
+from tasks.equivalence import tost
+from tasks.multiplicity import with_adjusted
 
-SIG_P = 0.05
 EXACT_BELOW = 25  # McNemar: exact binomial when fewer discordant pairs than this
 DESIGN_KEYS = VERDICT_DESIGN[1:]  # a design within its study
 CHOICE_COLUMNS = dict(zip(CHOICES, ("judge", "prompt_level", "reasoning_effort"), strict=True))
@@ -95,7 +99,7 @@ def _test_row(study: str, test: str, choice: str, n_levels: int, n_obs: int, sta
         "dof": dof,
         "p": p,
         "cramers_v": v[0] if v else None,
-        "sig": None if p is None else p < SIG_P,
+        "sig": below(p, SIG_P),
     }
 
 
@@ -112,6 +116,7 @@ def verdict_tests(
     designs leave the reasoning-effort test (they differ from the others in provider, not in
     effort), and the test needs two real effort levels. A design that resolved no item at all
     stays out of Cochran's Q (it would leave no complete item); n_levels counts those tested.
+    p_holm and p_bh adjust p over the family of the study's tests in this table.
     """
     out = []
     for (study,), rows in correctness(verdicts, consensus, truth).group_by(
@@ -140,8 +145,9 @@ def verdict_tests(
                 _test_row(study, "cochran_q", "design", designs.height, n_complete, _cochran(x))
             )
     schema = {name: col.dtype.type for name, col in VerdictTests.to_schema().columns.items()}
-    frame = pl.DataFrame(out, schema=schema).sort("study", "test", "choice")
-    return validate(frame, VerdictTests)
+    tested = {k: v for k, v in schema.items() if k not in ("p_holm", "p_bh")}
+    frame = with_adjusted(pl.DataFrame(out, schema=tested), "p", ["study"], "p")
+    return validate(frame.select(list(schema)).sort("study", "test", "choice"), VerdictTests)
 
 
 def mcnemar(b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
@@ -169,15 +175,26 @@ def mcnemar(b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def _study_pairs(study: str, rows: pl.DataFrame, designs: pl.DataFrame) -> pl.DataFrame | None:
+def _differ(designs: pl.DataFrame, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """pairs × choices: does design a differ from design b in the choice? "n/a" is no effort
+    level, so it differs from no effort: a judge without effort control pairs with each effort
+    design of another judge at the same prompt level (every judge is in the model row)."""
+    out = []
+    for col in CHOICE_COLUMNS.values():
+        a, b = designs[col].to_numpy()[ia], designs[col].to_numpy()[ib]
+        d = a != b
+        if col == "reasoning_effort":
+            d &= (a != EFFORT_NA) & (b != EFFORT_NA)
+        out.append(d)
+    return np.column_stack(out)
+
+
+def _study_pairs(
+    study: str, rows: pl.DataFrame, designs: pl.DataFrame, margin: float
+) -> pl.DataFrame | None:
     designs, x = _matrix(rows, designs)
     ia, ib = np.triu_indices(designs.height, 1)
-    differ = np.column_stack(
-        [
-            designs[col].to_numpy()[ia] != designs[col].to_numpy()[ib]
-            for col in CHOICE_COLUMNS.values()
-        ]
-    )
+    differ = _differ(designs, ia, ib)
     single = differ.sum(axis=1) == 1
     ia, ib, which = ia[single], ib[single], differ[single].argmax(axis=1)
     if ia.size == 0:
@@ -191,6 +208,8 @@ def _study_pairs(study: str, rows: pl.DataFrame, designs: pl.DataFrame) -> pl.Da
     b = (right.T @ wrong)[ia, ib].astype(np.int64)
     c = (wrong.T @ right)[ia, ib].astype(np.int64)
     test = mcnemar(b, c)
+    # per item d = correct_a − correct_b ∈ {−1, 0, 1}: Σd = b − c, Σd² = b + c
+    equiv = tost(n, b - c, b + c, margin)
     has = n > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         acc_a = np.where(has, (both_right + b) / n, np.nan)
@@ -221,21 +240,36 @@ def _study_pairs(study: str, rows: pl.DataFrame, designs: pl.DataFrame) -> pl.Da
             "p_exact": np.where(has, test["p_exact"], np.nan),
             "p": np.where(has, test["p"], np.nan),
             "method": [str(m) if h else None for m, h in zip(test["method"], has, strict=True)],
+            "margin": np.full(ia.size, margin),
+            "diff_lo": equiv["lo"],
+            "diff_hi": equiv["hi"],
+            "tost_p": equiv["p"],
+            "equivalent": equiv["verdict"].astype(str),
         },
-        schema_overrides={"study": pl.String, "choice": pl.String, "method": pl.String},
+        schema_overrides={
+            "study": pl.String,
+            "choice": pl.String,
+            "method": pl.String,
+            "equivalent": pl.String,
+        },
     )
 
 
 def verdict_pairs(
-    verdicts: pl.DataFrame, consensus: pl.DataFrame, truth: str = "reference"
+    verdicts: pl.DataFrame, consensus: pl.DataFrame, *, margin: float, truth: str = "reference"
 ) -> pl.DataFrame:
     """Every pair of designs in a study that differ in exactly one choice (model = judge,
     prompt level, reasoning effort), compared on the items both resolved that have a truth:
     accuracies, their difference (a − b), the discordant counts b (a right, b wrong) and c,
     the odds ratio b / c — (b + ½)/(c + ½) when either is 0, flagged by or_corrected — and
-    McNemar's test (see `mcnemar`). a precedes b in design order. "n/a" effort is a level
-    like any other here, so a judge without effort control pairs with another judge only when
-    that one is "n/a" too. A pair without shared items keeps its row with null statistics.
+    McNemar's test (see `mcnemar`), its p adjusted by Holm and Benjamini–Hochberg over the
+    family of all the study's pairs (p_holm, p_bh). `equivalent` is the TOST verdict on the
+    per-item correctness differences (tasks.equivalence, margin ± `margin` as a fraction):
+    "yes" the 90% CI (diff_lo, diff_hi) lies inside the margin, "no" wholly beyond it,
+    "inconclusive" otherwise or with fewer than two shared items. a precedes b in design
+    order. "n/a" is no effort level, so it never makes a difference in effort (`_differ`): a
+    judge without effort control pairs with every effort design of another judge at the same
+    prompt level. A pair without shared items keeps its row with null statistics.
     """
     rows = correctness(verdicts, consensus, truth)
     parts = [
@@ -243,7 +277,8 @@ def verdict_pairs(
         for (study,), designs in verdicts.select(VERDICT_DESIGN)
         .unique()
         .group_by("study", maintain_order=True)
-        if (part := _study_pairs(study, rows.filter(pl.col("study") == study), designs)) is not None
+        if (part := _study_pairs(study, rows.filter(pl.col("study") == study), designs, margin))
+        is not None
     ]
     schema = {name: col.dtype.type for name, col in VerdictPairs.to_schema().columns.items()}
     if not parts:
@@ -254,12 +289,63 @@ def verdict_pairs(
             pl.col(
                 "accuracy_a", "accuracy_b", "acc_diff", "abs_acc_diff", "odds_ratio", "chi2"
             ).fill_nan(None),
-            pl.col("p_approx", "p_exact", "p").fill_nan(None),
+            pl.col("p_approx", "p_exact", "p", "diff_lo", "diff_hi", "tost_p").fill_nan(None),
         )
-        .with_columns((pl.col("p") < SIG_P).alias("sig"))
+        .with_columns(below_expr(pl.col("p"), SIG_P).alias("sig"))
+        .pipe(with_adjusted, "p", ["study"], "p")
         .select(list(schema))
         .sort(
             ["study", "choice", *(f"{k}_a" for k in DESIGN_KEYS), *(f"{k}_b" for k in DESIGN_KEYS)]
         )
     )
     return validate(out, VerdictPairs)
+
+
+def verdict_levels(metrics: pl.DataFrame) -> pl.DataFrame:
+    """accuracy_metrics → one row per study × subset × design choice × level of it: the
+    level's accuracy and leniency averaged over the other choices (Table 17 compares these).
+
+    Averages are unweighted over designs and nested so that every judge counts once: a judge's
+    designs are first averaged over its reasoning efforts (one for a judge without effort
+    control, "n/a"), then over its prompt levels. model: each judge's mean over its prompt
+    levels of its mean over efforts. prompt_level: over the judges (all of them) of each
+    judge's mean over its efforts at that level. reasoning_effort: over the judges with real
+    effort levels ("n/a" is none) of each judge's mean over its prompt levels at that effort.
+    A design without a scored item (accuracy null) or without errors (leniency null) is left
+    out of that mean; n_judges and n_designs count the judges and designs with an accuracy
+    behind the level's value.
+    """
+    c = pl.col
+    keys = ["study", "subset"]
+    means = (c("accuracy").mean(), c("leniency").mean())
+
+    def first(by: list[str], rows: pl.DataFrame) -> pl.DataFrame:
+        """Designs → one value per judge and the choice's level (the rest averaged)."""
+        return rows.group_by(by).agg(c("accuracy").count().alias("n_designs"), *means)
+
+    def then(by: list[str], rows: pl.DataFrame, n_judges: pl.Expr) -> pl.DataFrame:
+        """Per-judge values → one per level, every judge once."""
+        return rows.group_by(by).agg(n_judges.alias("n_judges"), c("n_designs").sum(), *means)
+
+    efforts_averaged = first([*keys, "judge", "prompt_level"], metrics)
+    prompts_averaged = first(
+        [*keys, "judge", "reasoning_effort"],
+        metrics.filter(c("reasoning_effort") != EFFORT_NA),
+    )
+    judges = c("accuracy").count()  # judges with a value at the level
+    parts = {
+        "model": then([*keys, "judge"], efforts_averaged, (judges > 0).cast(pl.Int64)),
+        "prompt_level": then([*keys, "prompt_level"], efforts_averaged, judges),
+        "reasoning_effort": then([*keys, "reasoning_effort"], prompts_averaged, judges),
+    }
+    schema = {name: col.dtype.type for name, col in VerdictLevels.to_schema().columns.items()}
+    out = pl.concat(
+        [
+            part.rename({CHOICE_COLUMNS[choice]: "level"})
+            .with_columns(choice=pl.lit(choice))
+            .select(list(schema))
+            .cast(schema)
+            for choice, part in parts.items()
+        ]
+    )
+    return validate(out.sort("study", "subset", "choice", "level"), VerdictLevels)

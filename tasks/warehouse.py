@@ -12,6 +12,7 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
+from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT, Settings
 from tasks import cuts
 from tasks.judging import store
@@ -21,8 +22,9 @@ LAYERS = ("staging", "marts", "reports")
 
 
 def table_file(settings: Settings, table: str, part: str) -> Path:
-    """A table is a folder of Parquet files; `part` names the study or benchmark of a file."""
-    return settings.warehouse_dir / table / f"{part}.parquet"
+    """A table is a folder of Parquet files; `part` names the study or benchmark of a file.
+    Both become path parts, so one that would leave the warehouse is refused."""
+    return confined(settings.warehouse_dir, table, f"{part}.parquet")
 
 
 def write_table(settings: Settings, frame: pl.DataFrame, table: str, part: str) -> Path:

@@ -10,6 +10,7 @@ from schemas.accuracy_metrics import AccuracyMetrics
 from schemas.consensus import Consensus
 from schemas.switch_rates import SwitchRates
 from schemas.validate import validate
+from schemas.verdict_levels import VerdictLevels
 from schemas.verdict_pairs import VerdictPairs
 from schemas.verdict_tests import VerdictTests
 from schemas.verdicts import Verdicts
@@ -87,6 +88,28 @@ def test_subset_rows() -> None:
     assert near["unparseable_rate"] is None
 
 
+def test_repeat_noise_is_the_mean_sd_over_repeated_items() -> None:
+    """repeat_sd: the mean over items with ≥ 2 ok repeats of the SD (n − 1) of the verdicts."""
+    noisy = _calls(
+        {
+            # item:           1          2       3       4               5
+            ("ja", "base", "low"): [[1, 1, 0], [1, 0], [0, 0], [1, "error"], [1, 0, 0, 1]],
+            ("jb", "base", "low"): [1, 0, 1, 0, 1],  # one repeat: no noise to measure
+        },
+        [T, F, T, F, N],
+    )
+    out = accuracy_metrics(noisy, consensus(noisy, votes="design"), truth="reference")
+    a = _row(out, "ja", "all")
+    # SDs: 1 → √(1/3), 2 → √½, 3 → 0, 5 → √(1/3); 4 has one ok repeat and stays out
+    sds = [(1 / 3) ** 0.5, 0.5**0.5, 0.0, (1 / 3) ** 0.5]
+    assert a["n_repeated"] == 4  # item 5 counts although it has no truth
+    assert a["repeat_sd"] == pytest.approx(sum(sds) / 4)  # not the median (√(1/3))
+    b = _row(out, "jb", "all")
+    assert (b["n_repeated"], b["repeat_sd"]) == (0, None)
+    per_subset = out.filter((pl.col("judge") == "ja") & (pl.col("subset") != "all"))
+    assert per_subset["n_repeated"].sum() == 4
+
+
 def test_consensus_truth() -> None:
     out = accuracy_metrics(AB, consensus(AB), truth="consensus")
     a = _row(out, "ja", "all")
@@ -150,25 +173,27 @@ def test_accuracy_by_design_view(settings: Settings) -> None:
     con = _views(settings, "staging/stg_accuracy_metrics", "reports/tbl_accuracy_by_design")
     got = con.sql(
         "select judge, n_scored, acc_pct, n_full, acc_full_pct, n_near, acc_near_pct, "
-        "n_ambiguous, acc_ambiguous_pct, fp, fn, leniency_pct, unparseable_pct "
+        "n_ambiguous, acc_ambiguous_pct, fp, fn, leniency_pct, unparseable_pct, repeat_sd "
         "from tbl_accuracy_by_design"
     ).pl()
     assert got.rows() == [
-        ("ja", 9, 66.7, 7, 71.4, 0, None, 2, 50.0, 2, 1, 66.7, 14.3),
-        ("jb", 11, 72.7, 7, 71.4, 0, None, 4, 75.0, 1, 2, 33.3, 0.0),
+        # ja: item 9 is its only item with two ok repeats (1, 0): SD √½
+        ("ja", 9, 66.7, 7, 71.4, 0, None, 2, 50.0, 2, 1, 66.7, 14.3, 0.707),
+        ("jb", 11, 72.7, 7, 71.4, 0, None, 4, 75.0, 1, 2, 33.3, 0.0, None),
     ]
 
 
 def _metrics(rows: list[tuple]) -> pl.DataFrame:
-    """(judge, level, effort, accuracy, leniency) → accuracy_metrics rows of subset "all"."""
+    """(judge, level, effort, accuracy, leniency[, repeat_sd]) → accuracy_metrics rows of
+    subset "all"."""
     schema = {n: c.dtype.type for n, c in AccuracyMetrics.to_schema().columns.items()}
     base = dict.fromkeys(schema) | {"study": "s", "subset": "all"}
     return pl.DataFrame(
         [
             base
             | {"judge": j, "model": f"m/{j}", "prompt_level": p, "reasoning_effort": e}
-            | {"accuracy": acc, "leniency": len_}
-            for j, p, e, acc, len_ in rows
+            | {"accuracy": acc, "leniency": len_, "repeat_sd": sd[0] if sd else None}
+            for j, p, e, acc, len_, *sd in rows
         ],
         schema=schema,
     )
@@ -177,10 +202,10 @@ def _metrics(rows: list[tuple]) -> pl.DataFrame:
 def test_by_effort_prompt_and_model_views(settings: Settings) -> None:
     metrics = _metrics(
         [
-            ("ja", "base", "low", 0.80, 0.50),
-            ("ja", "long_icl", "low", 0.90, 0.25),
-            ("ja", "base", "high", 0.70, 0.75),
-            ("jn", "base", "n/a", 0.60, 1.00),  # no effort control: its own row
+            ("ja", "base", "low", 0.80, 0.50, 0.1),
+            ("ja", "long_icl", "low", 0.90, 0.25, 0.3),
+            ("ja", "base", "high", 0.70, 0.75, 0.2),
+            ("jn", "base", "n/a", 0.60, 1.00),  # no effort control: its own row; one repeat
             ("jn", "long_icl", "n/a", None, None),  # scored nothing: not averaged
         ]
     )
@@ -192,20 +217,23 @@ def test_by_effort_prompt_and_model_views(settings: Settings) -> None:
         "reports/tbl_accuracy_by_prompt",
         "reports/tbl_accuracy_by_model",
     )
-    cols = "n_designs, mean_acc_pct, min_acc_pct, max_acc_pct, mean_leniency_pct"
+    cols = "n_designs, mean_acc_pct, min_acc_pct, max_acc_pct, mean_leniency_pct, mean_repeat_sd"
     effort = con.sql(f"select reasoning_effort, {cols} from tbl_accuracy_by_effort").pl()
     assert effort.rows() == [
-        ("low", 2, 85.0, 80.0, 90.0, 37.5),
-        ("high", 1, 70.0, 70.0, 70.0, 75.0),
-        ("n/a", 1, 60.0, 60.0, 60.0, 100.0),
+        ("low", 2, 85.0, 80.0, 90.0, 37.5, 0.2),
+        ("high", 1, 70.0, 70.0, 70.0, 75.0, 0.2),
+        ("n/a", 1, 60.0, 60.0, 60.0, 100.0, None),  # repeats = 1: no noise measured
     ]
     prompt = con.sql(f"select prompt_level, {cols} from tbl_accuracy_by_prompt").pl()
     assert prompt.rows() == [
-        ("base", 3, 70.0, 60.0, 80.0, 75.0),
-        ("long_icl", 1, 90.0, 90.0, 90.0, 25.0),
+        ("base", 3, 70.0, 60.0, 80.0, 75.0, 0.15),  # (0.1 + 0.2) / 2: jn has none
+        ("long_icl", 1, 90.0, 90.0, 90.0, 25.0, 0.3),
     ]
     model = con.sql(f"select judge, {cols} from tbl_accuracy_by_model").pl()
-    assert model.rows() == [("ja", 3, 80.0, 70.0, 90.0, 50.0), ("jn", 1, 60.0, 60.0, 60.0, 100.0)]
+    assert model.rows() == [
+        ("ja", 3, 80.0, 70.0, 90.0, 50.0, 0.2),
+        ("jn", 1, 60.0, 60.0, 60.0, 100.0, None),
+    ]
 
 
 def test_switch_rates_view(settings: Settings) -> None:
@@ -229,7 +257,9 @@ STAGING = {
     "switch_rates": SwitchRates,
     "verdict_tests": VerdictTests,
     "verdict_pairs": VerdictPairs,
+    "verdict_levels": VerdictLevels,
 }
+MARTS = ["fct_verdict_choice_tests"]
 REPORTS = [
     "tbl_consensus_subsets",
     "tbl_consensus_disagreements",
@@ -240,6 +270,8 @@ REPORTS = [
     "tbl_switch_rates",
     "tbl_verdict_tests",
     "tbl_verdict_impact",
+    "tbl_verdict_impact_levels",
+    "tbl_verdict_impact_pairs",
 ]
 
 
@@ -250,7 +282,10 @@ def test_accuracy_views_answer_before_any_accuracy_study(settings: Settings) -> 
     assert set(STAGING) <= set(warehouse.ensure_tables(settings))
     assert warehouse.ensure_tables(settings) == []  # idempotent: nothing left to create
     con = _views(
-        settings, *(f"staging/stg_{t}" for t in STAGING), *(f"reports/{r}" for r in REPORTS)
+        settings,
+        *(f"staging/stg_{t}" for t in STAGING),
+        *(f"marts/{m}" for m in MARTS),
+        *(f"reports/{r}" for r in REPORTS),
     )
     for table, model in STAGING.items():
         expected = [(n, sql_types[str(c.dtype)]) for n, c in model.to_schema().columns.items()]

@@ -1,5 +1,6 @@
 """Consensus by hand: design majorities over repeats, subsets from a five-design example, the
-consensus label against the reference, and the two consensus report views."""
+consensus label against the reference, one vote per judge or per design, and the two consensus
+report views."""
 
 import duckdb
 import polars as pl
@@ -109,14 +110,96 @@ def test_consensus_views(settings: Settings) -> None:
         "reports/tbl_consensus_subsets",
         "reports/tbl_consensus_disagreements",
     )
+    # one design per judge: a judge's vote is its design's, so "model" votes as "design" would
     assert con.sql("select * from tbl_consensus_subsets").pl().rows() == [
-        # subset, items, % of items, with reference, compared, match %, mean agreement
-        ("s", "all", 6, 100.0, 5, 3, 33.3, 0.842),  # (1 + 1 + .8 + .75 + .5 + 1) / 6
-        ("s", "full", 2, 33.3, 2, 2, 50.0, 1.0),
-        ("s", "near", 1, 16.7, 1, 1, 0.0, 0.8),
-        ("s", "ambiguous", 3, 50.0, 2, 0, None, 0.75),  # no item with label and reference
+        # votes, subset, items, % of items, with reference, compared, match %, mean agreement
+        ("s", "model", "all", 6, 100.0, 5, 3, 33.3, 0.842),  # (1 + 1 + .8 + .75 + .5 + 1) / 6
+        ("s", "model", "full", 2, 33.3, 2, 2, 50.0, 1.0),
+        ("s", "model", "near", 1, 16.7, 1, 1, 0.0, 0.8),
+        ("s", "model", "ambiguous", 3, 50.0, 2, 0, None, 0.75),  # no label and reference
     ]
     assert con.sql("select * from tbl_consensus_disagreements").pl().rows() == [
-        ("s", "i2", "full", 5, 0.0, False, True),  # most confident first
-        ("s", "i3", "near", 5, 0.8, True, False),
+        ("s", "i2", "full", "model", 5, 0.0, False, True),  # most confident first
+        ("s", "i3", "near", "model", 5, 0.8, True, False),
+    ]
+
+
+def _judged(votes: dict[str, dict[tuple[str, str], int | list]]) -> pl.DataFrame:
+    """{item: {(judge, effort): 1/0 or repeats}} → verdicts (base prompt, no reference)."""
+    rows = [
+        ("s", judge, f"m/{judge}", "base", effort, item, r, "ok", v, None)
+        for item, per_design in votes.items()
+        for (judge, effort), entry in per_design.items()
+        for r, v in enumerate(entry if isinstance(entry, list) else [entry])
+    ]
+    return validate(pl.DataFrame(rows, schema=SCHEMA, orient="row"), Verdicts)
+
+
+# ja runs at two efforts (two designs), jb and jc without effort control (one design each)
+BY_JUDGE = _judged(
+    {
+        # designs 2 TRUE : 2 FALSE; judges ja TRUE, jb and jc FALSE → FALSE, 2 of 3
+        "x": {("ja", "low"): 1, ("ja", "high"): 1, ("jb", "n/a"): 0, ("jc", "n/a"): 0},
+        # ja's designs tie: ja abstains; jb TRUE, jc FALSE → a tie of two voters, no label
+        "w": {("ja", "low"): 1, ("ja", "high"): 0, ("jb", "n/a"): 1, ("jc", "n/a"): 0},
+        # ja's designs tie; jb and jc TRUE → full under "model", 3 of 4 under "design"
+        "y": {("ja", "low"): 1, ("ja", "high"): 0, ("jb", "n/a"): 1, ("jc", "n/a"): 1},
+        # ja low: 2 of 3 repeats TRUE → its design says TRUE; ja high TRUE
+        "z": {("ja", "low"): [1, 1, 0], ("ja", "high"): 1, ("jb", "n/a"): 1, ("jc", "n/a"): 0},
+    }
+)
+
+
+def test_model_votes_one_per_judge() -> None:
+    cols = ("n_designs", "n_voters", "n_true", "agreement", "subset", "consensus_label")
+
+    def got(votes: str) -> dict[str, tuple]:
+        out = consensus(BY_JUDGE, near=0.75, votes=votes)
+        assert set(out["votes"]) == {votes}
+        return {r["item_id"]: tuple(r[c] for c in cols) for r in out.iter_rows(named=True)}
+
+    assert got("model") == {
+        "w": (4, 2, 1, 0.5, "ambiguous", None),  # an abstaining tie counts neither way
+        "x": (4, 3, 1, pytest.approx(2 / 3), "ambiguous", False),
+        "y": (4, 2, 2, 1.0, "full", True),
+        "z": (4, 3, 2, pytest.approx(2 / 3), "ambiguous", True),
+    }
+    assert got("design") == {
+        "w": (4, 4, 2, 0.5, "ambiguous", None),
+        "x": (4, 4, 2, 0.5, "ambiguous", None),  # ja's two designs outvote nobody: a tie
+        "y": (4, 4, 3, 0.75, "near", True),  # at the cut: near (≥ 0.75)
+        "z": (4, 4, 3, 0.75, "near", True),
+    }
+    with pytest.raises(ValueError, match="votes"):
+        consensus(BY_JUDGE, votes="judge")
+
+
+def test_min_designs_counts_judges_under_model_votes() -> None:
+    """One judge with three agreeing designs is one voter: no consensus by default."""
+    lone = _judged({"x": {("ja", "low"): 1, ("ja", "high"): 1, ("ja", "medium"): 1}})
+    by_model = consensus(lone).row(0, named=True)
+    assert (by_model["n_voters"], by_model["subset"], by_model["consensus_label"]) == (
+        1,
+        "ambiguous",
+        None,
+    )
+    by_design = consensus(lone, votes="design").row(0, named=True)
+    assert (by_design["n_voters"], by_design["subset"], by_design["consensus_label"]) == (
+        3,
+        "full",
+        True,
+    )
+    assert consensus(lone, min_designs=1).row(0, named=True)["subset"] == "full"
+
+
+def test_repeat_sd_per_item() -> None:
+    """SD (n − 1) of the ok repeats' 0/1 verdicts; none with fewer than two ok repeats."""
+    dv = design_verdicts(
+        _calls({"i1": [[1, 1, 0], [1, 0], [1, "error"], [1, 1]]}, {"i1": None})
+    ).sort("judge")
+    assert dv["repeat_sd"].to_list() == [
+        pytest.approx((1 / 3) ** 0.5),  # mean 2/3: (1/9 + 1/9 + 4/9) / 2
+        pytest.approx(0.5**0.5),
+        None,  # one ok repeat
+        0.0,
     ]

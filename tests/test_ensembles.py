@@ -1,4 +1,5 @@
-"""Ensembles: cancelling biases, counting qualifying combinations, seeded samples, holdout."""
+"""Ensembles: cancelling biases, counting qualifying combinations, seeded samples, holdout,
+members drawn from LLM judge designs only unless baselines are asked for."""
 
 import itertools
 from pathlib import Path
@@ -15,10 +16,25 @@ from tasks.warehouse import render_view, write_table
 HUMAN = 4.0
 
 
-def _item_scores(devs: dict[tuple[str, str, str], list[float | None]]) -> pl.DataFrame:
-    """(judge, prompt_level, scale) → score − human per item (None = not scored); human = 4."""
+def _item_scores(
+    devs: dict[tuple[str, str, str], list[float | None]], baselines: tuple[str, ...] = ()
+) -> pl.DataFrame:
+    """(judge, prompt_level, scale) → score − human per item (None = not scored); human = 4.
+    Judges named in `baselines` are of kind "baseline"."""
     rows = [
-        ("s", "judge", judge, f"m-{judge}", level, scale, f"i{i:02d}", 1, HUMAN + d, None, HUMAN)
+        (
+            "s",
+            "baseline" if judge in baselines else "judge",
+            judge,
+            f"m-{judge}",
+            level,
+            scale,
+            f"i{i:02d}",
+            1,
+            HUMAN + d,
+            None,
+            HUMAN,
+        )
         for (judge, level, scale), ds in devs.items()
         for i, d in enumerate(ds)
         if d is not None
@@ -42,8 +58,9 @@ def _item_scores(devs: dict[tuple[str, str, str], list[float | None]]) -> pl.Dat
     )
 
 
-def _cell(table: pl.DataFrame, strategy: str, size: int) -> dict:
-    return table.filter(strategy=strategy, size=size).row(0, named=True)
+def _cell(table: pl.DataFrame, strategy: str, size: int, pool: str = "judges") -> dict:
+    (row,) = table.filter(pool=pool, strategy=strategy, size=size).iter_rows(named=True)
+    return row
 
 
 def _grid(judges: int = 3, levels: int = 2, scales: int = 2) -> pl.DataFrame:
@@ -102,22 +119,114 @@ def test_counts_follow_the_strategy_rules() -> None:
     assert _cell(t, "model_free", 2)["n_possible"] == 3 * 4**2
 
 
-def test_a_baseline_joins_only_where_its_columns_fit() -> None:
-    grid = _grid(judges=3, levels=2, scales=2)
+def _with_vader(grid: pl.DataFrame, shift: float = 0.0) -> pl.DataFrame:
+    """The grid plus a VADER baseline scoring the same items as j0/p0/s0 (+ shift)."""
     vader = grid.filter(judge="j0", prompt_level="p0", scale="s0").with_columns(
         kind=pl.lit("baseline"),
         judge=pl.lit("vader"),
+        model=pl.lit("vader"),
         prompt_level=pl.lit("none"),
         scale=pl.lit("compound"),
+        score_1to7=pl.col("score_1to7") + shift,
     )
-    t = ensembles(pl.concat([grid, vader]))
-    assert _cell(t, "model_free", 3)["n_possible"] == 4**3 + 3 * 4**2  # with or without it
-    assert _cell(t, "model_fixed", 3)["n_possible"] == 4  # its prompt level and scale are its own
+    return pl.concat([grid, vader])
+
+
+def test_baselines_are_never_members_by_default() -> None:
+    grid = _grid(judges=3, levels=2, scales=2)
+    t = ensembles(_with_vader(grid, shift=2.0))
+    assert set(t["pool"]) == {"judges"}
+    assert t.drop("pool").equals(ensembles(grid).drop("pool"))  # as if VADER were absent
+    assert _cell(t, "model_free", 1)["n_possible"] == 12  # the 12 judge designs, not 13
+    assert _cell(t, "model_free", 3)["n_possible"] == 4**3
+
+
+def test_a_baseline_joins_the_labelled_pool_only_where_its_columns_fit() -> None:
+    grid = _grid(judges=3, levels=2, scales=2)
+    t = ensembles(_with_vader(grid), baselines=True)
+    assert t["pool"].unique(maintain_order=True).to_list() == ["judges", "judges+baselines"]
+    assert t.filter(pool="judges").drop("pool").equals(ensembles(grid).drop("pool"))
+    mixed = "judges+baselines"
+    assert _cell(t, "model_free", 1, mixed)["n_possible"] == 13
+    assert _cell(t, "model_free", 3, mixed)["n_possible"] == 4**3 + 3 * 4**2  # with or without
+    assert _cell(t, "model_fixed", 3, mixed)["n_possible"] == 4  # its level and scale are its own
+
+
+def test_one_judge_and_vader_make_no_model_ensemble() -> None:
+    """The default line-up (one LLM judge + VADER): every model-strategy ensemble of two or
+    more would pair the judge with the classifier, so none qualifies."""
+    judge = {("gpt", p, s): [0.5, -0.1, 0.3] for p in ("base", "icl") for s in ("likert7", "unit")}
+    scores = _item_scores(judge | {("vader", "none", "compound"): [-0.8, 0.2, -0.4]}, ("vader",))
+    t = ensembles(scores)
+    model = t.filter(pl.col("strategy").is_in(["model_free", "model_fixed"]), pl.col("size") >= 2)
+    assert model.height == 8 and model["n_possible"].to_list() == [0] * 8
+    assert model["n_evaluated"].to_list() == [0] * 8
+    assert model["bias_reduction_pct"].null_count() == 8
+    assert _cell(t, "model_free", 1)["n_possible"] == 4  # the judge's four designs alone
+
+    labelled = ensembles(scores, baselines=True).filter(pool="judges+baselines")
+    pair = _cell(labelled, "model_free", 2, "judges+baselines")
+    assert pair["n_possible"] == 4  # each judge design with VADER, shown under its own label
+    assert _cell(labelled, "model_fixed", 2, "judges+baselines")["n_possible"] == 0
+
+
+def test_members_yardstick_is_the_mean_of_each_members_own_abs_bias() -> None:
+    """Three judges on one prompt × scale; per item deviations chosen so that bias ≠ MAE.
+    a: bias +0.6 (MAE 0.8), b: bias −0.2 (MAE 0.2), c: bias +0.1 (MAE 0.3)."""
+    devs = {
+        ("a", "base", "x"): [1.4, -0.2],
+        ("b", "base", "x"): [-0.2, -0.2],
+        ("c", "base", "x"): [0.4, -0.2],
+    }
+    t = ensembles(_item_scores(devs))
+    bias = {"a": 0.6, "b": -0.2, "c": 0.1}
+    # size 3: members' yardstick = (|.6| + |−.2| + |.1|) / 3 = 0.3, not |mean| = 1/6, not the
+    # median 0.2; the ensemble's |bias| is |0.5 / 3|
+    triple = _cell(t, "model_fixed", 3)
+    assert triple["member_abs_bias"] == pytest.approx(0.3)
+    assert triple["ensemble_abs_bias"] == pytest.approx(0.5 / 3)
+    assert triple["bias_reduction_pct"] == pytest.approx(100 * (1 - (0.5 / 3) / 0.3))
+    # size 2: mean over the three pairs of the mean of the pair members' |bias|
+    pairs = list(itertools.combinations(bias, 2))
+    pair = _cell(t, "model_fixed", 2)
+    assert pair["member_abs_bias"] == pytest.approx(
+        np.mean([np.mean([abs(bias[x]), abs(bias[y])]) for x, y in pairs])
+    )
+    assert pair["ensemble_abs_bias"] == pytest.approx(
+        np.mean([abs(bias[x] + bias[y]) / 2 for x, y in pairs])
+    )
+    # the members' MAE is likewise each member's own MAE, averaged
+    assert triple["member_mae"] == pytest.approx((0.8 + 0.2 + 0.3) / 3)
+
+
+def test_size_one_is_the_single_designs() -> None:
+    """Size 1 counts the eligible single designs (judges only) and reports their mean |bias|
+    as both member and ensemble |bias|: the curve's starting point."""
+    devs = {
+        ("a", "base", "x"): [1.4, -0.2],
+        ("b", "base", "x"): [-0.2, -0.2],
+        ("c", "icl", "y"): [0.4, -0.2],
+        ("vader", "none", "compound"): [3.0, 3.0],
+    }
+    t = ensembles(_item_scores(devs, ("vader",)))
+    for strategy in ("model_free", "model_fixed"):
+        one = _cell(t, strategy, 1)
+        assert (one["n_possible"], one["n_evaluated"]) == (3, 3)
+        assert one["member_abs_bias"] == pytest.approx((0.6 + 0.2 + 0.1) / 3)
+        assert one["ensemble_abs_bias"] == pytest.approx(one["member_abs_bias"])
+        assert one["member_mae"] == pytest.approx((0.8 + 0.2 + 0.3) / 3)
+        assert one["bias_reduction_pct"] == pytest.approx(0.0, abs=1e-9)
+        assert one["share_beats_best_member"] == 0.0
+    assert t.filter(strategy="scale")["size"].to_list() == [3]  # not on the size curve
+    with_vader = ensembles(_item_scores(devs, ("vader",)), baselines=True)
+    one = _cell(with_vader, "model_free", 1, "judges+baselines")
+    assert one["n_possible"] == 4
+    assert one["member_abs_bias"] == pytest.approx((0.6 + 0.2 + 0.1 + 3.0) / 4)
 
 
 def test_impossible_cells_are_rows_with_zero_possible_and_nulls() -> None:
     t = ensembles(_grid(judges=3, levels=2, scales=2))
-    assert t.height == 4 + 4 + 1 + 1  # every strategy × size appears
+    assert t.height == 5 + 5 + 1 + 1  # every strategy × size appears, sizes 1–5 for models
     for strategy, size in [("scale", 3), ("prompt", 3), ("model_free", 4), ("model_fixed", 5)]:
         row = _cell(t, strategy, size)
         assert (row["n_possible"], row["n_evaluated"]) == (0, 0)
@@ -184,6 +293,22 @@ def test_holdout_picks_the_triple_best_on_half_a() -> None:
     assert t.filter(strategy="scale").row(0, named=True)["members"] is None
 
 
+def test_holdout_draws_from_judges_unless_baselines_are_asked_for() -> None:
+    devs = {
+        (j, "base", "likert7"): [0.1 * i - 0.3 * k for i in range(8)]
+        for k, j in enumerate(["j1", "j2", "j3", "j4"])
+    }
+    vader = {("vader", "none", "compound"): [0.0] * 8}
+    judges_only = ensemble_holdout(_item_scores(devs))
+    t = ensemble_holdout(_item_scores(devs | vader, ("vader",)))
+    assert t.equals(judges_only)  # VADER changes nothing, not even the halves
+    assert not any("vader" in (m or "") for m in [*t["members"], *t["best_single"]])
+    both = ensemble_holdout(_item_scores(devs | vader, ("vader",)), baselines=True)
+    assert both.filter(pool="judges").equals(judges_only)
+    free = both.filter(pool="judges+baselines", strategy="model_free").row(0, named=True)
+    assert (free["n_evaluated"], judges_only.row(0, named=True)["n_evaluated"]) == (10, 4)
+
+
 def _views(settings: Settings, names: list[str]) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     for name in names:
@@ -214,17 +339,56 @@ def test_report_views_round_and_select(settings: Settings) -> None:
     )
     triples = con.sql("select * from tbl_ensembles").pl()
     assert triples["strategy"].to_list() == ["model_free", "model_fixed", "scale", "prompt"]
+    assert set(triples["pool"]) == {"judges"}
     free = triples.row(0, named=True)
     # members |1|, |−1|, |1/3| average 0.778; the triple's bias is 1/9 → 85.7% less
     assert (free["member_abs_bias"], free["ensemble_abs_bias"]) == (0.778, 0.111)
     assert free["bias_reduction_pct"] == 85.7 and free["beats_best_member_pct"] == 100.0
     sizes = con.sql("select strategy, size, n_possible from tbl_ensemble_size").fetchall()
-    assert sizes[:4] == [
+    assert sizes[:5] == [
+        ("model_free", 1, 3),
         ("model_free", 2, 3),
         ("model_free", 3, 1),
         ("model_free", 4, 0),
         ("model_free", 5, 0),
     ]
-    assert len(sizes) == 8
+    assert len(sizes) == 10
+    one = con.sql("select * from tbl_ensemble_size where size = 1 limit 1").pl().row(0, named=True)
+    assert one["member_abs_bias"] == one["ensemble_abs_bias"] == 0.778  # (1 + 1 + 1/3) / 3
     holdout = con.sql("select members, abs_bias_a from tbl_ensemble_holdout").fetchall()
     assert holdout[0] == ("a/base/likert7 + b/base/likert7 + c/base/likert7", 0.111)
+
+
+def test_report_views_label_the_baseline_pool_apart(settings: Settings) -> None:
+    scores = _item_scores(
+        {
+            ("gpt", "base", "likert7"): [1.0] * 4,
+            ("gpt", "icl", "likert7"): [0.5] * 4,
+            ("vader", "none", "compound"): [-1.0] * 4,
+        },
+        ("vader",),
+    )
+    write_table(settings, ensembles(scores, baselines=True), "ensembles", "s")
+    write_table(settings, ensemble_holdout(scores, baselines=True), "ensemble_holdout", "s")
+    con = _views(
+        settings, ["stg_ensembles", "stg_ensemble_holdout", "tbl_ensemble_size", "tbl_ensembles"]
+    )
+    curve = con.sql(
+        "select pool, size, n_possible, ensemble_abs_bias from tbl_ensemble_size "
+        "where strategy = 'model_free'"
+    ).fetchall()
+    # one judge: its two designs alone; VADER only pairs with it in the labelled pool
+    assert curve == [
+        ("judges", 1, 2, 0.75),
+        ("judges", 2, 0, None),
+        ("judges", 3, 0, None),
+        ("judges", 4, 0, None),
+        ("judges", 5, 0, None),
+        ("judges+baselines", 1, 3, round((1 + 0.5 + 1) / 3, 3)),
+        ("judges+baselines", 2, 2, round((0 + 0.25) / 2, 3)),
+        ("judges+baselines", 3, 0, None),
+        ("judges+baselines", 4, 0, None),
+        ("judges+baselines", 5, 0, None),
+    ]
+    pools = con.sql("select distinct pool from tbl_ensembles order by all").fetchall()
+    assert pools == [("judges",), ("judges+baselines",)]

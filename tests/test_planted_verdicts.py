@@ -8,6 +8,8 @@ Judges (all `fake/planted`: they answer TruthfulQA's reference label except wher
                                                         both ways, never on full-agreement items
 Tolerance: the leniency rates pool ≥ 3 designs × ~150 items (sd ≈ 0.022), so ±0.07 is over
 3 sd; the guesser's 180 coin flips give an error-rate sd of ≈ 0.008.
+The guesser's plant speaks of designs ("never errs where every design agrees"), so the study
+votes per design; the same verdicts voted per judge are checked against that consensus.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import random
 from pathlib import Path
 
+import polars as pl
 import pytest
 from conftest import mirror_dir
 from test_flow_e2e import judgelab
@@ -23,6 +26,7 @@ from test_flow_e2e import judgelab
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import benchmarks, warehouse
+from tasks.consensus import consensus
 
 pytestmark = pytest.mark.slow
 
@@ -38,6 +42,9 @@ seed = 5
 prompt_levels = ["base", "short_icl", "long_icl"]
 scales = ["verdict"]
 reasoning_efforts = ["default", "low"]
+
+[study.analysis]
+consensus_votes = "design"
 
 [[judges]]
 name = "lenient"
@@ -129,6 +136,7 @@ def test_planted_verdicts_are_recovered_and_vanish_without_plants(tmp_path: Path
         planted, "select distinct reasoning_effort from stg_accuracy_metrics order by 1"
     )
     assert efforts["reasoning_effort"].to_list() == ["default", "low", "n/a"]
+    by_model_is_coarser(planted)
 
     removed = run_study(tmp_path / "removed", REMOVED)
     assert recovered(removed) == dict.fromkeys(recovered(removed), False)
@@ -136,3 +144,17 @@ def test_planted_verdicts_are_recovered_and_vanish_without_plants(tmp_path: Path
         removed, "select subset, n_items from tbl_consensus_subsets where subset = 'full'"
     )
     assert subsets["n_items"].to_list() == [300]  # every design agrees on every item
+
+
+def by_model_is_coarser(settings: Settings) -> None:
+    """Voting per judge instead of per design: lenient's six designs are one voter of three,
+    and an item every design agrees on is one every judge agrees on."""
+    verdicts = warehouse.read_table(settings, "verdicts", "planted-verdicts")
+    design, model = consensus(verdicts, votes="design"), consensus(verdicts, votes="model")
+    stored = warehouse.read_table(settings, "consensus", "planted-verdicts")
+    assert stored.equals(design)  # the study's consensus_votes reached the stage
+    assert design["n_voters"].max() == 12 and model["n_voters"].max() == 3
+    full = design.filter(pl.col("subset") == "full")["item_id"].to_list()
+    assert set(model.filter(pl.col("item_id").is_in(full))["subset"]) == {"full"}
+    # the guesser's coins split its own designs, not the judges: more items are full per judge
+    assert (model["subset"] == "full").sum() > len(full)

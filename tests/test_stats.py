@@ -163,17 +163,33 @@ def test_tied_example_alpha_matches_the_krippendorff_package() -> None:
     assert alpha_two_coders(*sums) == pytest.approx(ref, abs=1e-12)
 
 
-def test_tied_example_wilcoxon_is_an_exact_sign_flip_test() -> None:
-    """≤ 13 pairs with ties or zeros: scipy 1.17's method='auto' (used by pingouin 0.7) runs a
-    permutation test over all sign flips of the non-zero differences — exact at this size."""
+def _normal_p(r_plus: float, ranks: np.ndarray) -> float:
+    """Two-sided normal-approximation p by hand: tie-corrected variance and a continuity
+    correction of 0.5 towards the mean (as scipy applies it, also when |R+ − mean| < 0.5)."""
+    n = len(ranks)
+    _, ties = np.unique(ranks, return_counts=True)
+    se = np.sqrt(n * (n + 1) * (2 * n + 1) / 24 - np.sum(ties**3 - ties) / 48)
+    z = (r_plus - n * (n + 1) / 4) / se
+    return 2 * sps.norm.sf(abs(z - np.sign(z) * 0.5 / se))
+
+
+def test_tied_example_wilcoxon_uses_the_normal_approximation_not_a_permutation_test() -> None:
+    """≤ 13 pairs with ties or zeros: scipy 1.17's method='auto' (pingouin 0.7's default) runs
+    a permutation test over all sign flips; judgelab's rule takes the normal approximation
+    there, as it does for every tied or zero-holding sample."""
     w, p, rbc = wilcoxon(TIED_J, TIED_H)
     r_plus, r_minus, ranks = _signed_ranks(TIED_J, TIED_H)
     assert (r_plus, r_minus) == (26, 19)
     assert w == min(r_plus, r_minus)
+    assert p == pytest.approx(_normal_p(r_plus, ranks), rel=1e-12)
+    assert p == pytest.approx(
+        sps.wilcoxon(TIED_J, TIED_H, method="asymptotic", correction=True).pvalue, rel=1e-12
+    )
     flips = np.array(list(itertools.product([0, 1], repeat=len(ranks)))) @ ranks
     centre = ranks.sum() / 2
-    assert p == pytest.approx(np.mean(np.abs(flips - centre) >= abs(r_plus - centre)))
-    assert p == pytest.approx(sps.wilcoxon(TIED_J, TIED_H, zero_method="wilcox").pvalue)
+    permutation = np.mean(np.abs(flips - centre) >= abs(r_plus - centre))
+    assert permutation == pytest.approx(sps.wilcoxon(TIED_J, TIED_H).pvalue)  # scipy "auto"
+    assert p != pytest.approx(permutation, rel=1e-2)
     # rank-biserial: (R+ − R−)/(R+ + R−) over the non-zero differences; positive = judge higher
     assert rbc == pytest.approx((r_plus - r_minus) / (r_plus + r_minus)) == pytest.approx(7 / 45)
 
@@ -184,12 +200,8 @@ def test_tied_example_wilcoxon_normal_approximation_is_continuity_corrected() ->
     judge, human = np.concatenate([TIED_J, np.roll(TIED_J, 3)]), np.tile(TIED_H, 2)
     w, p, rbc = wilcoxon(judge, human)
     r_plus, r_minus, ranks = _signed_ranks(judge, human)
-    n = len(ranks)
-    _, ties = np.unique(ranks, return_counts=True)
-    se = np.sqrt(n * (n + 1) * (2 * n + 1) / 24 - np.sum(ties**3 - ties) / 48)
-    z = (abs(r_plus - n * (n + 1) / 4) - 0.5) / se
     assert w == min(r_plus, r_minus)
-    assert p == pytest.approx(2 * sps.norm.sf(z), rel=1e-9)
+    assert p == pytest.approx(_normal_p(r_plus, ranks), rel=1e-9)
     assert p == pytest.approx(sps.wilcoxon(judge, human, correction=True).pvalue, rel=1e-9)
     assert p != pytest.approx(sps.wilcoxon(judge, human, correction=False).pvalue, rel=1e-3)
     assert rbc == pytest.approx((r_plus - r_minus) / (r_plus + r_minus))
@@ -297,3 +309,142 @@ def test_wilcoxon_equals_pingouin(n: int) -> None:
     ref = pg.wilcoxon(judge, human, alternative="two-sided").iloc[0]
     w, p, rbc = wilcoxon(judge, human)
     assert (w, p, rbc) == pytest.approx((ref["W_val"], ref["p_val"], ref["RBC"]), rel=1e-12)
+
+
+# --- one signed-rank rule for every table (stats.signed_rank), against scipy with that method
+
+
+def _scipy_p(d: np.ndarray, method: str) -> float:
+    return sps.wilcoxon(d, method=method, correction=True, zero_method="wilcox").pvalue
+
+
+UNTIED = np.random.default_rng(5).permutation(np.arange(1, 52)) * 0.01 + 0.002  # 51 distinct
+
+
+@pytest.mark.parametrize(
+    ("d", "method"),
+    [
+        (UNTIED[:12] - 0.12, "exact"),  # no ties, no zeros, n ≤ 50
+        (UNTIED[:50] - 0.2, "exact"),  # n = 50 still exact
+        (UNTIED - 0.2, "asymptotic"),  # n = 51
+        (np.append(UNTIED[:11] - 0.05, 0.0), "asymptotic"),  # a zero, otherwise untied
+        (np.array([0.5, -0.5, 1.0, 1.5, 2.0, 0.25]), "asymptotic"),  # a tie, n = 6
+        (TIED_J - TIED_H, "asymptotic"),  # ties and zeros, n ≤ 13 (scipy "auto": permutation)
+    ],
+)
+def test_signed_rank_picks_its_method_and_matches_scipy(d: np.ndarray, method: str) -> None:
+    test = stats.signed_rank(d)
+    other = "asymptotic" if method == "exact" else "exact"
+    assert bool(test["exact"][0]) == (method == "exact")
+    assert test["p"][0] == pytest.approx(_scipy_p(d, method), rel=1e-12)
+    # the two methods give different p here, so a wrong choice cannot pass
+    assert test["p"][0] != pytest.approx(_scipy_p(d, other), rel=1e-4)
+
+
+def test_signed_rank_rounds_float_noise_before_ranking() -> None:
+    """0.1 + 0.2 and 0.3 are one tie; a difference of 1e-12 is a zero (dropped): the rule
+    decides on the data, not on the last bit of a float."""
+    noisy = np.array([0.1 + 0.2, 0.3, 0.7, -0.45, 1.1, 1e-12, 0.9, 1.3])
+    clean = np.array([0.3, 0.3, 0.7, -0.45, 1.1, 0.0, 0.9, 1.3])
+    got, ref = stats.signed_rank(noisy), stats.signed_rank(clean)
+    assert not got["exact"][0] and got["n"][0] == 7
+    assert got["p"][0] == ref["p"][0] == pytest.approx(_scipy_p(clean, "asymptotic"))
+
+
+def test_signed_rank_vectorised_equals_one_column_at_a_time() -> None:
+    """Columns of any size, with absent pairs (NaN), some exact, some approximate, some
+    untestable (fewer than 2 pairs, or no non-zero difference): each as scipy on its own."""
+    rng = np.random.default_rng(9)
+    d = np.round(rng.normal(0.2, 1, (70, 60)), 1)
+    d[:, :20] = rng.normal(0.2, 1, (70, 20))  # untied columns
+    d[rng.random(d.shape) < rng.uniform(0, 0.9, 60)] = np.nan
+    d[:, 58] = np.nan
+    d[0, 58] = 1.0  # one pair
+    d[:, 59] = np.where(np.isnan(d[:, 59]), np.nan, 0.0)  # only zero differences
+    test = stats.signed_rank(d)
+    assert test["exact"].sum() >= 5 and (~test["exact"]).sum() >= 20
+    for j in range(60):
+        dj = d[~np.isnan(d[:, j]), j]
+        if j >= 58:
+            assert np.isnan(test["p"][j])
+            continue
+        method = "exact" if test["exact"][j] else "asymptotic"
+        assert test["p"][j] == pytest.approx(_scipy_p(dj, method), rel=1e-10)
+        r = sps.rankdata(np.abs(dj[dj != 0]))
+        assert test["r_plus"][j] == r[dj[dj != 0] > 0].sum()
+
+
+def test_wilcoxon_of_only_zero_differences_has_no_p() -> None:
+    assert wilcoxon(np.ones(5), np.ones(5)) == (0.0, None, None)
+    assert wilcoxon(np.ones(1), np.zeros(1)) == (None, None, None)
+
+
+def test_wilcoxon_equals_pingouin_given_the_same_method() -> None:
+    """Tied data of 8 pairs: pingouin told to use the normal approximation agrees exactly;
+    left to scipy's "auto" it runs the permutation test judgelab does not."""
+    import pingouin as pg
+
+    judge, human = np.array([3, 4, 4, 5, 6, 2, 5, 7.0]), np.array([4, 4, 2, 3, 5, 3, 3, 5.0])
+    w, p, rbc = wilcoxon(judge, human)
+    ref = pg.wilcoxon(judge, human, method="asymptotic").iloc[0]
+    assert (w, p, rbc) == pytest.approx((ref["W_val"], ref["p_val"], ref["RBC"]), rel=1e-12)
+    assert p != pytest.approx(pg.wilcoxon(judge, human).iloc[0]["p_val"], rel=1e-3)
+
+
+# --- repeats, and Holm / BH over each study's designs of one kind
+
+
+def test_repeats_are_averaged_and_their_noise_is_the_mean_item_sd() -> None:
+    scores = _scores(
+        [
+            ("a", 0, "ok", 1.0, 4.0),
+            ("a", 1, "ok", 2.0, 4.0),
+            ("a", 2, "ok", 6.0, 4.0),  # mean 3 (median 2), sd √7
+            ("b", 0, "ok", 5.0, 5.0),
+            ("b", 1, "ok", 6.0, 5.0),  # sd √0.5
+            ("b", 2, "error", None, 5.0),
+            ("c", 0, "ok", 7.0, 5.0),  # one ok repeat: no sd, not in repeat_sd
+            ("c", 1, "unparseable", None, 5.0),
+            ("d", 0, "ok", 2.0, 3.0),
+            ("d", 1, "ok", 3.0, 3.0),
+            ("d", 2, "ok", 4.0, 3.0),  # sd 1
+        ]
+    )
+    m = rating_metrics(scores, n_boot=0).row(0, named=True)
+    diffs = np.array([3 - 4, 5.5 - 5, 7 - 5, 3 - 3.0])
+    assert m["bias"] == pytest.approx(diffs.mean())
+    assert m["mae"] == pytest.approx(np.abs(diffs).mean())
+    assert m["repeat_sd"] == pytest.approx((np.sqrt(7) + np.sqrt(0.5) + 1) / 3)
+    single = rating_metrics(_scores([("a", 0, "ok", 5.0, 4.0), ("b", 0, "ok", 3.0, 4.0)]))
+    assert single["repeat_sd"].to_list() == [None]  # no item repeated: no noise to report
+
+
+def _design_scores(study: str, kind: str, judge: str, shift: float, seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    human = np.round(rng.uniform(2, 6, 25), 2)
+    judge_scores = np.clip(human + shift + rng.normal(0, 0.5, 25), 1, 7)
+    return _scores(
+        [(f"i{i}", 0, "ok", j, h) for i, (j, h) in enumerate(zip(judge_scores, human, strict=True))]
+    ).with_columns(pl.lit(study).alias("study"), pl.lit(kind).alias("kind"), judge=pl.lit(judge))
+
+
+def test_adjusted_p_are_over_the_study_designs_of_one_kind() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    frames = [
+        _design_scores("s", "judge", f"j{k}", shift, k)
+        for k, shift in enumerate((0.0, 0.1, 0.25, 0.4, 0.6))
+    ]
+    frames += [_design_scores("s", "baseline", "vader", 0.3, 9)]
+    frames += [
+        _design_scores("t", "judge", "j0", 0.2, 10),
+        _design_scores("t", "judge", "j1", 0, 11),
+    ]
+    m = rating_metrics(pl.concat(frames), n_boot=0)
+    for (study, kind), grp in m.group_by("study", "kind"):
+        for method, column in (("holm", "p_holm"), ("fdr_bh", "p_bh")):
+            ref = multipletests(grp["wilcoxon_p"].to_numpy(), method=method)[1]
+            assert grp[column].to_numpy() == pytest.approx(ref, rel=1e-12), (study, kind)
+    vader = m.filter(pl.col("kind") == "baseline").row(0, named=True)
+    assert vader["p_holm"] == vader["wilcoxon_p"]  # a family of one
+    assert (m["p_holm"] >= m["wilcoxon_p"]).all() and (m["p_holm"] > m["wilcoxon_p"]).any()

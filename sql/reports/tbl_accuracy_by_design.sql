@@ -1,6 +1,8 @@
 -- Table 13/14 analogue: how accurate is each design, overall and per consensus subset? Percent.
 -- Over the items the design resolved that have a truth; leniency = share of errors that are
--- false TRUEs (null without errors); unparseable_pct is over every planned call.
+-- false TRUEs (null without errors); unparseable_pct is over every planned call. repeat_sd is
+-- run-to-run noise: the SD of the design's repeat verdicts (0/1) per item, averaged over its
+-- items with at least two ok repeats (all items); null when the study has repeats = 1.
 create or replace view tbl_accuracy_by_design as
 select study,
        judge,
@@ -21,7 +23,8 @@ select study,
        round(100 * max(true_rate) filter (where subset = 'all'), 1) as true_pct,
        round(100 * max(unparseable_rate) filter (where subset = 'all'), 1) as unparseable_pct,
        max(n_no_truth) filter (where subset = 'all') as n_no_truth,
-       max(truth_source) filter (where subset = 'all') as truth_source
+       max(truth_source) filter (where subset = 'all') as truth_source,
+       round(max(repeat_sd) filter (where subset = 'all'), 3) as repeat_sd
 from stg_accuracy_metrics
 group by study, judge, model, prompt_level, reasoning_effort
 order by study, judge,

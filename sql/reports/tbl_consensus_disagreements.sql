@@ -1,10 +1,13 @@
--- Which items does the designs' consensus label differently from the reference? Most confident
--- first: a confident consensus against the reference is a candidate label error.
+-- Items whose consensus label differs from the reference, most confident first (label errors?).
+-- A confident consensus against the reference is a candidate label error.
+-- votes says who voted (consensus_votes: "model" one vote per judge, "design" one per design);
+-- n_voters of them had a vote, share_true of those said TRUE.
 create or replace view tbl_consensus_disagreements as
 select study,
        item_id,
        subset,
-       n_designs,
+       votes,
+       n_voters,
        round(share_true, 3) as share_true,
        consensus_label,
        reference

@@ -1,8 +1,12 @@
--- How many items do the designs agree on fully, nearly or not, and how often is their consensus
--- the reference label? Percent; match_pct is over items with both a consensus and a reference.
+-- How many items do the voters agree on fully, nearly or not; how often is that the reference?
+-- Percent. votes is [study.analysis] consensus_votes, the voters: "model" (default) gives each
+-- judge one vote, the majority of its designs, so a judge run at two reasoning efforts does not
+-- outvote one run at one; "design" gives every design a vote. match_pct is over items with both
+-- a consensus and a reference.
 create or replace view tbl_consensus_subsets as
 with per_subset as (
     select study,
+           votes,
            coalesce(subset, 'all') as subset,
            count(*) as n_items,
            count(reference) as n_with_reference,
@@ -10,9 +14,10 @@ with per_subset as (
            count_if(consensus_matches_reference) as n_match,
            avg(agreement) as mean_agreement
     from stg_consensus
-    group by grouping sets ((study, subset), (study))
+    group by grouping sets ((study, votes, subset), (study, votes))
 )
 select p.study,
+       p.votes,
        p.subset,
        p.n_items,
        round(100 * p.n_items / t.n_items, 1) as items_pct,
@@ -21,5 +26,5 @@ select p.study,
        round(100 * p.n_match / nullif(p.n_compared, 0), 1) as match_pct,
        round(p.mean_agreement, 3) as mean_agreement
 from per_subset p
-join per_subset t on t.study = p.study and t.subset = 'all'
+join per_subset t on t.study = p.study and t.votes = p.votes and t.subset = 'all'
 order by p.study, list_position(['all', 'full', 'near', 'ambiguous'], p.subset);

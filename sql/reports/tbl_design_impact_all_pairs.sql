@@ -1,14 +1,50 @@
--- How much do scores move as more design choices change at once (1, 2 or all 3 differ)?
--- Shares are of all pairs in the row: a pair without a test (p null) counts as not significant.
+-- Table 12 analogue: how far apart are any two designs, pooled ('all') and by how many choices differ?
+-- Following the paper (D.4): "Table 12 compares every pair among all 120 designs, regardless of
+-- how many settings differ; its values are average and maximum absolute differences on the 1–7
+-- scale. The table caption defines n as the number of pairwise comparisons used for each
+-- average." That is the row n_differ = 'all' (every pair of the study and kinds); the rows
+-- '1', '2', '3' split the same pairs by how many of judge, prompt level and scale differ.
+-- n_compared: pairs sharing at least one item, the n behind mean_abs_diff / max_abs_diff
+-- (|mean difference|, 1–7); n_pairs: all pairs, the denominator of every share (percent; a pair
+-- without a test counts as not significant). Wilcoxon p per pair: exact null distribution for
+-- ≤ 50 differences with no zero and no tie, else the normal approximation with tie and
+-- continuity corrections (tasks.stats.signed_rank). sig_holm_pct / sig_bh_pct: significant
+-- after Holm / Benjamini–Hochberg (5%) over the family of every pair of designs of the study.
+-- meaningful: |mean difference| above analysis.meaningful_diff; equivalent: the pair's TOST
+-- 90% CI lies inside ±analysis.equivalence_margin. Cuts via tasks/cuts.py.
 create or replace view tbl_design_impact_all_pairs as
+with pairs as (
+    select *, least(kind_a, kind_b) || '-' || greatest(kind_a, kind_b) as kinds
+    from stg_design_pairs
+),
+grouped as (
+    select study,
+           kinds,
+           n_differ,
+           grouping(n_differ) as pooled,
+           count(*) as n_pairs,
+           count(abs_diff) as n_compared,
+           100 * count_if(sig) / count(*) as sig_pct,
+           100 * count_if(below(p_holm, 0.05)) / count(*) as sig_holm_pct,
+           100 * count_if(below(p_bh, 0.05)) / count(*) as sig_bh_pct,
+           100 * count_if(meaningful) / count(*) as meaningful_pct,
+           100 * count_if(equivalent = 'yes') / count(*) as equivalent_pct,
+           avg(abs_diff) as mean_abs_diff,
+           max(abs_diff) as max_abs_diff
+    from pairs
+    group by grouping sets ((study, kinds, n_differ), (study, kinds))
+)
 select study,
-       least(kind_a, kind_b) || '-' || greatest(kind_a, kind_b) as kinds,
-       n_differ,
-       count(*) as n_pairs,
-       round(100 * count_if(sig) / count(*), 1) as sig_pct,
-       round(100 * count_if(meaningful) / count(*), 1) as meaningful_pct,
-       round(avg(abs_diff), 3) as mean_abs_diff,
-       round(max(abs_diff), 3) as max_abs_diff
-from stg_design_pairs
-group by study, kinds, n_differ
-order by study, kinds, n_differ;
+       kinds,
+       case when pooled = 1 then 'all' else cast(n_differ as varchar) end as n_differ,
+       n_pairs,
+       n_compared,
+       round(sig_pct, 1) as sig_pct,
+       round(sig_holm_pct, 1) as sig_holm_pct,
+       round(sig_bh_pct, 1) as sig_bh_pct,
+       round(meaningful_pct, 1) as meaningful_pct,
+       round(equivalent_pct, 1) as equivalent_pct,
+       round(mean_abs_diff, 3) as mean_abs_diff,
+       round(max_abs_diff, 3) as max_abs_diff
+from grouped
+order by study, kinds, pooled, grouped.n_differ;

@@ -1,6 +1,9 @@
 -- Is the triple best on half A still good on half B, beside all triples and the best single design?
+-- Triples come from judge designs only ("P1's ensembles are of LLM judges", D.3); pool
+-- 'judges+baselines' rows (ensemble_baselines = true) also let classifier baselines join.
 create or replace view tbl_ensemble_holdout as
 select study,
+       pool,
        strategy,
        n_evaluated,
        members,
@@ -14,5 +17,7 @@ select study,
        round(single_abs_bias_b, 3) as single_abs_bias_b
 from stg_ensemble_holdout
 order by study,
+         coalesce(list_position(['judges', 'judges+baselines'], pool), 99),
+         pool,
          coalesce(list_position(['model_free', 'model_fixed', 'scale', 'prompt'], strategy), 99),
          strategy;

@@ -1,6 +1,12 @@
--- Figure 6: how |bias| and MAE fall as ensembles of different judges grow from 2 to 5 members.
+-- Figure 6: how |bias| and MAE fall as ensembles of different LLM judges grow from 1 to 5 members.
+-- "Bias falls as ensemble size grows from two to five, with the largest gain from one to two
+-- judges" (P1 D.3): size 1 is the single designs (n_possible = eligible designs; ensemble and
+-- member |bias| equal, reduction 0), so the curve shows the step from one judge to two.
+-- pool 'judges' = judge designs only ("P1's ensembles are of LLM judges"); 'judges+baselines'
+-- rows appear only with ensemble_baselines = true, as a separate series.
 create or replace view tbl_ensemble_size as
 select study,
+       pool,
        strategy,
        size,
        n_possible,
@@ -13,5 +19,9 @@ select study,
        round(mae_reduction_pct, 1) as mae_reduction_pct,
        round(100 * share_beats_best_member, 1) as beats_best_member_pct
 from stg_ensembles
-where strategy in ('model_free', 'model_fixed') and size between 2 and 5
-order by study, list_position(['model_free', 'model_fixed'], strategy), size;
+where strategy in ('model_free', 'model_fixed') and size between 1 and 5
+order by study,
+         coalesce(list_position(['judges', 'judges+baselines'], pool), 99),
+         pool,
+         list_position(['model_free', 'model_fixed'], strategy),
+         size;

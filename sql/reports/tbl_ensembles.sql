@@ -1,6 +1,11 @@
--- Figure 5: does averaging three designs cut |bias| and MAE, per ensemble strategy?
+-- Figure 5: does averaging three LLM judge designs cut |bias| and MAE, per ensemble strategy?
+-- "P1's ensembles are of LLM judges" (D.3): pool 'judges' draws members from judge designs
+-- only; pool 'judges+baselines' (only with [study.analysis] ensemble_baselines = true) lets
+-- classifier baselines join too and is always its own rows, never mixed into 'judges'.
+-- member_abs_bias: mean over ensembles of the mean over members of each member's own |bias|.
 create or replace view tbl_ensembles as
 select study,
+       pool,
        strategy,
        n_possible,
        n_evaluated,
@@ -14,5 +19,7 @@ select study,
 from stg_ensembles
 where size = 3
 order by study,
+         coalesce(list_position(['judges', 'judges+baselines'], pool), 99),
+         pool,
          coalesce(list_position(['model_free', 'model_fixed', 'scale', 'prompt'], strategy), 99),
          strategy;

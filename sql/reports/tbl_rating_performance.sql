@@ -1,5 +1,13 @@
 -- Per design vs humans (1–7): bias and MAE with 95% CIs, Wilcoxon, effect size, α; the human ceiling.
--- sig: Wilcoxon p < 0.05; effect: |rank-biserial r| ≥ 0.5 large, ≥ 0.3 medium, ≥ 0.1 small.
+-- wilcoxon_p: two-sided signed-rank test of judge − human per item, zero differences dropped;
+-- exact null distribution for ≤ 50 differences with no zero and no tie, else the normal
+-- approximation with tie and continuity corrections, never a permutation test
+-- (tasks.stats.signed_rank; what pingouin 0.7 gives when told that method).
+-- p_holm / p_bh: adjusted over the family of the study's designs of this kind (Holm; BH).
+-- sig: Wilcoxon p < 0.05; effect: |rank-biserial r| ≥ 0.5 large, ≥ 0.3 medium, ≥ 0.1 small;
+-- both through the cut macros (tasks/cuts.py): r = 0.29999999999999993 is medium.
+-- repeat_sd: run-to-run noise, the SD over an item's ok repeats averaged over the items with at
+-- least two (null with one repeat).
 -- human_mae / human_alpha: one human rater against the mean of the others on the same items
 -- (tbl_human_ceiling), the yardstick for how far a judge sits from humans.
 create or replace view tbl_rating_performance as
@@ -9,6 +17,7 @@ select m.study,
        m.prompt_level,
        m.scale,
        m.n_items,
+       round(m.repeat_sd, 3) as repeat_sd,
        round(100 * m.parse_failure_rate, 1) as parse_fail_pct,
        round(m.bias, 3) as bias,
        round(m.bias_lo, 3) as bias_lo,
@@ -17,12 +26,14 @@ select m.study,
        round(m.mae_lo, 3) as mae_lo,
        round(m.mae_hi, 3) as mae_hi,
        m.wilcoxon_p,
+       m.p_holm,
+       m.p_bh,
        round(m.rank_biserial, 3) as rank_biserial,
-       case when m.wilcoxon_p < 0.05 then 'yes' when m.wilcoxon_p is null then null else 'no' end as sig,
+       sig_label(m.wilcoxon_p) as sig,
        case when m.rank_biserial is null then null
-            when abs(m.rank_biserial) >= 0.5 then 'large'
-            when abs(m.rank_biserial) >= 0.3 then 'medium'
-            when abs(m.rank_biserial) >= 0.1 then 'small'
+            when at_least(abs(m.rank_biserial), 0.5) then 'large'
+            when at_least(abs(m.rank_biserial), 0.3) then 'medium'
+            when at_least(abs(m.rank_biserial), 0.1) then 'small'
             else 'negligible' end as effect,
        round(m.kripp_alpha, 3) as kripp_alpha,
        round(m.alpha_lo, 3) as alpha_lo,

@@ -1,6 +1,7 @@
--- Table 16 analogue: with in-context examples, how many verdicts switch wrong → right and
--- right → wrong against the same judge and effort on the base prompt? Percent of the items both
--- designs resolved that have a truth; net = accuracy change on those items.
+-- Table 16 analogue: how many verdicts do in-context examples switch wrong → right, right → wrong?
+-- Against the same judge and effort on the base prompt. Percent of the items both designs
+-- resolved that have a truth; net = accuracy change on those items. No test is made here, so no
+-- share of significant tests to adjust (the same pairs' McNemar tests: tbl_verdict_impact_pairs).
 create or replace view tbl_switch_rates as
 select study,
        judge,

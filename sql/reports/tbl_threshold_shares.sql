@@ -1,8 +1,16 @@
--- Table 7 analogue: what share of designs differ from humans (significantly, |bias| > 0.2 / 0.3,
--- MAE > 0.5, medium-to-large effect), per task, per prompt level and per model. Percent.
+-- Table 7 analogue: what share of designs differ from humans, per task, prompt level and model (percent).
+-- Percent of the row's designs with at least one scored item; a design without a test counts as
+-- not significant. Cuts (tasks/cuts.py, tolerance 1e-9, so 0.20000000000000004 is on 0.2):
+-- Wilcoxon p < 0.05, |bias| > 0.2 and > 0.3, MAE > 0.5, |rank-biserial r| ≥ 0.3.
+-- Wilcoxon p per design: exact null distribution for ≤ 50 differences with no zero and no tie,
+-- else the normal approximation with tie and continuity corrections (tasks.stats.signed_rank).
+-- sig_holm_pct / sig_bh_pct: significant after Holm (family-wise 5%) / Benjamini–Hochberg (FDR
+-- 5%); the family is every design of the row's study and kind tested against the humans.
 create or replace view tbl_threshold_shares as
 select study, kind, grouping, "group", n_designs,
        round(100 * share_sig, 1) as sig_pct,
+       round(100 * share_sig_holm, 1) as sig_holm_pct,
+       round(100 * share_sig_bh, 1) as sig_bh_pct,
        round(100 * share_bias_gt_02, 1) as bias_gt_02_pct,
        round(100 * share_bias_gt_03, 1) as bias_gt_03_pct,
        round(100 * share_mae_gt_05, 1) as mae_gt_05_pct,

@@ -3,7 +3,14 @@
 -- show) and the fact-first prompt (a defence), side by side. control_shows_gap: the
 -- style_attention CI excludes 0 (if not, the rewrites may be too weak to test anything);
 -- defence_removes_gap: plain's CI excludes 0 and fact_first's contains it ('n/a': no plain gap);
--- fact_first_left_pct: fact_first's gap in percent of plain's when plain has one.
+-- fact_first_left_pct: fact_first's gap in percent of plain's when plain has one. A CI end on 0
+-- (within 1e-9) counts as containing 0.
+-- Multiple comparisons ("If the differences look random, the evaluator is more robust"), over
+-- the family of tbl_tone_gaps (every gap test of the study): control_shows_gap_holm / _bh:
+-- style_attention's Wilcoxon p after Holm / Benjamini–Hochberg is below 0.05;
+-- defence_removes_gap_holm / _bh: plain's adjusted p is below 0.05 ('n/a' if not) and
+-- fact_first's unadjusted p is not. The absence of a gap is judged without adjustment on
+-- purpose: adjusting would make "no gap left" easier to claim, not harder.
 -- Other prompt variants are in tbl_tone_gaps.
 create or replace view tbl_tone_by_variant as
 with wide as (
@@ -12,12 +19,17 @@ with wide as (
            any_value(gap) filter (where prompt_variant = 'plain') as g_p,
            any_value(gap_lo) filter (where prompt_variant = 'plain') as lo_p,
            any_value(gap_hi) filter (where prompt_variant = 'plain') as hi_p,
+           any_value(wilcoxon_p_holm) filter (where prompt_variant = 'plain') as holm_p,
+           any_value(wilcoxon_p_bh) filter (where prompt_variant = 'plain') as bh_p,
            any_value(gap) filter (where prompt_variant = 'style_attention') as g_s,
            any_value(gap_lo) filter (where prompt_variant = 'style_attention') as lo_s,
            any_value(gap_hi) filter (where prompt_variant = 'style_attention') as hi_s,
+           any_value(wilcoxon_p_holm) filter (where prompt_variant = 'style_attention') as holm_s,
+           any_value(wilcoxon_p_bh) filter (where prompt_variant = 'style_attention') as bh_s,
            any_value(gap) filter (where prompt_variant = 'fact_first') as g_f,
            any_value(gap_lo) filter (where prompt_variant = 'fact_first') as lo_f,
-           any_value(gap_hi) filter (where prompt_variant = 'fact_first') as hi_f
+           any_value(gap_hi) filter (where prompt_variant = 'fact_first') as hi_f,
+           any_value(wilcoxon_p) filter (where prompt_variant = 'fact_first') as p_f
     from stg_tone_gaps
     where prompt_variant in ('plain', 'style_attention', 'fact_first')
     group by study, evaluator, rewriter, axis
@@ -37,13 +49,23 @@ select study,
        round(lo_f, 3) as fact_first_lo,
        round(hi_f, 3) as fact_first_hi,
        case when lo_s is null or hi_s is null then null
-            when lo_s > 0 or hi_s < 0 then 'yes' else 'no' end as control_shows_gap,
+            when above(lo_s, 0) or below(hi_s, 0) then 'yes' else 'no' end as control_shows_gap,
        case when lo_p is null or hi_p is null then null
-            when not (lo_p > 0 or hi_p < 0) then 'n/a'
+            when not (above(lo_p, 0) or below(hi_p, 0)) then 'n/a'
             when lo_f is null or hi_f is null then null
-            when lo_f <= 0 and hi_f >= 0 then 'yes' else 'no' end as defence_removes_gap,
-       case when (lo_p > 0 or hi_p < 0) and g_p <> 0 then round(100 * g_f / g_p, 1) end
-           as fact_first_left_pct
+            when above(lo_f, 0) or below(hi_f, 0) then 'no' else 'yes' end as defence_removes_gap,
+       case when (above(lo_p, 0) or below(hi_p, 0)) and g_p <> 0 then round(100 * g_f / g_p, 1) end
+           as fact_first_left_pct,
+       sig_label(holm_s) as control_shows_gap_holm,
+       sig_label(bh_s) as control_shows_gap_bh,
+       case when holm_p is null then null
+            when not below(holm_p, 0.05) then 'n/a'
+            when p_f is null then null
+            when below(p_f, 0.05) then 'no' else 'yes' end as defence_removes_gap_holm,
+       case when bh_p is null then null
+            when not below(bh_p, 0.05) then 'n/a'
+            when p_f is null then null
+            when below(p_f, 0.05) then 'no' else 'yes' end as defence_removes_gap_bh
 from wide
 order by study, evaluator, rewriter = 'lexical' desc, rewriter,
          coalesce(list_position(['confidence', 'fluency'], axis), 99), axis;

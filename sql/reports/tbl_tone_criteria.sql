@@ -1,5 +1,10 @@
 -- Which rubric criteria carry the tone gap? Per criterion (1–4), the mean gap A − B over texts
 -- scored on both versions, with its 95% bootstrap CI and the paired Wilcoxon p.
+-- Multiple comparisons ("If the differences look random, the evaluator is more robust": of
+-- many criterion gaps some look real by chance): the family is every criterion test of the
+-- study, i.e. all its rows here (criteria × evaluators × prompt variants × rewriters × axes);
+-- wilcoxon_p_holm / wilcoxon_p_bh are the p adjusted over it by Holm and Benjamini–Hochberg;
+-- sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
 create or replace view tbl_tone_criteria as
 select study,
        evaluator,
@@ -14,6 +19,11 @@ select study,
        round(gap_lo, 3) as gap_lo,
        round(gap_hi, 3) as gap_hi,
        wilcoxon_p,
+       wilcoxon_p_holm,
+       wilcoxon_p_bh,
+       sig_label(wilcoxon_p) as sig,
+       sig_label(wilcoxon_p_holm) as sig_holm,
+       sig_label(wilcoxon_p_bh) as sig_bh,
        round(rank_biserial, 3) as rank_biserial
 from stg_tone_criterion_gaps
 order by study, evaluator,

@@ -2,10 +2,16 @@
 -- hesitant (non-native), and by more than asking it again moves a score? gap = mean over texts of
 -- mean score(A) − mean score(B), 1–10, with its 95% bootstrap CI over texts and the paired
 -- Wilcoxon p. noise = the SD one text's gap has from repeat noise alone (pooled repeat SD ×
--- sqrt(2 / repeats)); distinguishable: the CI excludes 0 and |gap| > noise. win_ratio = texts
+-- sqrt(2 / repeats)); distinguishable: the CI excludes 0 and |gap| > noise (gap_to_noise beyond
+-- ±1; a CI end on 0 or a |gap| on the noise within 1e-9 is not beyond its cut). win_ratio = texts
 -- A > B per text B > A (ties left out; null when B never wins). Flips: the verdict (version mean
 -- ≥ threshold) passes for A and fails for B, and the reverse, in percent of texts; a_vs_orig /
 -- b_vs_orig: each version's gap to the unrewritten original.
+-- Multiple comparisons ("If the differences look random, the evaluator is more robust": among
+-- many gaps some look real by chance): the family is every gap test of the study, i.e. all its
+-- rows here (evaluators × prompt variants × rewriters × axes). wilcoxon_p_holm (family-wise error)
+-- and wilcoxon_p_bh (false discovery rate, Benjamini–Hochberg) are the Wilcoxon p adjusted over
+-- it; sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
 create or replace view tbl_tone_gaps as
 select study,
        evaluator,
@@ -18,6 +24,11 @@ select study,
        round(gap_lo, 3) as gap_lo,
        round(gap_hi, 3) as gap_hi,
        wilcoxon_p,
+       wilcoxon_p_holm,
+       wilcoxon_p_bh,
+       sig_label(wilcoxon_p) as sig,
+       sig_label(wilcoxon_p_holm) as sig_holm,
+       sig_label(wilcoxon_p_bh) as sig_bh,
        round(rank_biserial, 3) as rank_biserial,
        round(noise_sd, 3) as noise_sd,
        round(noise_yardstick, 3) as noise,

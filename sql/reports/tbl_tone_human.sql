@@ -1,6 +1,11 @@
 -- Does the judge track humans on the original texts, and is its tone gap larger for better or
 -- worse texts? Spearman rho (p) of the original's mean score with the human rating, and of the
 -- per-text gap A − B with the human rating (rho > 0: the gap grows with human-rated quality).
+-- Multiple comparisons ("If the differences look random, the evaluator is more robust"): each
+-- p column is its own family, that column's tests in the study (one per row: evaluators ×
+-- prompt variants × rewriters × axes), adjusted by Holm (_holm) and Benjamini–Hochberg (_bh).
+-- Comparisons that share their texts repeat the same p_original test, so its correction is
+-- conservative.
 create or replace view tbl_tone_human as
 select study,
        evaluator,
@@ -10,9 +15,13 @@ select study,
        n_originals,
        round(rho_original, 3) as rho_original,
        p_original,
+       p_original_holm,
+       p_original_bh,
        n_texts,
        round(rho_gap_human, 3) as rho_gap_human,
-       p_gap_human
+       p_gap_human,
+       p_gap_human_holm,
+       p_gap_human_bh
 from stg_tone_human_relation
 order by study, evaluator,
          coalesce(list_position(['plain', 'style_attention', 'fact_first'], prompt_variant), 99),

@@ -1,16 +1,27 @@
--- Does a design choice change correctness? Chi-square of correctness × choice (design × item
--- rows, treated as independent: a screen) and Cochran's Q over all designs on items all resolved.
+-- Does a design choice change correctness? Chi-square per choice, Cochran's Q over all designs.
+-- Chi-square of correctness × choice over design × item rows (treated as independent: a screen);
+-- Cochran's Q over all designs on the items all resolved. sig: p < 0.05; sig_holm, sig_bh: after
+-- Holm and Benjamini–Hochberg (FDR 5%) over the family of the study's tests in this table.
+-- equivalent (choice rows): the TOST verdict of the choice's single-choice design pairs at
+-- ±5 points by default ([study.analysis] equivalence_margin): "yes" every pair equivalent, "no"
+-- one shown beyond the margin, else "inconclusive" (fct_verdict_choice_tests).
 create or replace view tbl_verdict_tests as
-select study,
-       test,
-       choice,
-       n_levels,
-       n_obs,
-       round(statistic, 3) as statistic,
-       dof,
-       p,
-       round(cramers_v, 3) as cramers_v,
-       case when sig then 'yes' when sig is null then null else 'no' end as sig
-from stg_verdict_tests
-order by study, list_position(['chi2_independence', 'cochran_q'], test),
-         list_position(['model', 'prompt_level', 'reasoning_effort', 'design'], choice);
+select v.study,
+       v.test,
+       v.choice,
+       v.n_levels,
+       v.n_obs,
+       round(v.statistic, 3) as statistic,
+       v.dof,
+       v.p,
+       round(v.cramers_v, 3) as cramers_v,
+       case when v.sig then 'yes' when v.sig is null then null else 'no' end as sig,
+       v.p_holm,
+       sig_label(v.p_holm) as sig_holm,
+       v.p_bh,
+       sig_label(v.p_bh) as sig_bh,
+       t.equivalent
+from stg_verdict_tests v
+left join fct_verdict_choice_tests t on t.study = v.study and t.choice = v.choice
+order by v.study, list_position(['chi2_independence', 'cochran_q'], v.test),
+         list_position(['model', 'prompt_level', 'reasoning_effort', 'design'], v.choice);

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT
 from tasks.judging.scales import Scale
 
@@ -25,11 +26,11 @@ class Template:
 
 @cache
 def task_config(task: str, root: Path = PROMPTS_DIR) -> dict:
-    return tomllib.loads((root / task / "task.toml").read_text())
+    return tomllib.loads(confined(root, task, "task.toml").read_text())
 
 
 def load_template(task: str, level: str, version: str = "v1", root: Path = PROMPTS_DIR) -> Template:
-    path = root / task / f"{level}.{version}.txt"
+    path = confined(root, task, f"{level}.{version}.txt")
     if not path.is_file():
         known = sorted(p.name for p in (root / task).glob("*.txt"))
         raise FileNotFoundError(f"no prompt template {path}; templates for {task!r}: {known}")

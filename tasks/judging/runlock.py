@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from judgelab.names import confined
+
 
 class StudyBusy(RuntimeError):
     pass
@@ -18,8 +20,8 @@ class StudyBusy(RuntimeError):
 def study_lock(lock_dir: Path, study: str) -> Iterator[None]:
     """Hold an exclusive lock on `lock_dir/<study>.lock` for the judge stage. The kernel
     drops it when the process dies, so a crashed run never blocks the next one."""
+    path = confined(lock_dir, f"{study}.lock")  # before mkdir: a refused name creates nothing
     lock_dir.mkdir(parents=True, exist_ok=True)
-    path = lock_dir / f"{study}.lock"
     with open(path, "a+") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)

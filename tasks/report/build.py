@@ -54,18 +54,22 @@ PANELS: dict[str, list[Panel]] = {
         Panel(
             "tbl_ensembles",
             "Ensemble bias reduction by strategy (Figure 5)",
-            "Bars show how much averaging three designs cuts |bias| and MAE compared with the "
-            "mean of its members; a strategy needs three judges, scales or prompt levels to "
-            "vary, and says so when the study has fewer.",
+            "Bars show how much averaging three LLM judge designs cuts |bias| and MAE against "
+            "the mean of its members' own |bias| and MAE (a strategy needs three judges, scales "
+            "or prompt levels to vary, and says so when the study has fewer); baselines such as "
+            "VADER are members only in the hatched '+ baselines' bars that "
+            "ensemble_baselines = true adds.",
             figures.ensembles,
             "no strategy has an evaluated ensemble of three (too few judges, scales or prompt "
             "levels to vary)",
         ),
         Panel(
             "tbl_ensemble_size",
-            "Ensemble bias reduction by ensemble size (Figure 6)",
-            "Each line follows one strategy as ensembles of different judges grow from 2 to 5 "
-            "members; sizes the study's judges cannot fill have no point.",
+            "Ensemble |bias| and MAE by ensemble size (Figure 6)",
+            "Each line follows one strategy as ensembles of different LLM judges grow from 1 "
+            "(the single designs' mean |bias| and MAE) to 5 members, so the step from 1 to 2 is "
+            "what a second judge buys; sizes the judges cannot fill have no point, and a dashed "
+            "'+ baselines' line (only with ensemble_baselines = true) lets baselines join.",
             figures.ensemble_size,
             "no ensemble size could be filled (n_possible 0)",
         ),

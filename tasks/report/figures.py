@@ -306,24 +306,41 @@ def _strategy_label(strategy: str) -> str:
     }.get(strategy, strategy)
 
 
+JUDGES_POOL = "judges"  # members are LLM judge designs only (P1 D.3)
+
+
+def _pooled(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with its `pool` column (a view without one holds judge ensembles only)."""
+    return frame if "pool" in frame.columns else frame.with_columns(pool=pl.lit(JUDGES_POOL))
+
+
+def _pool_label(strategy: str, pool: str, sep: str = " ") -> str:
+    """A strategy's label, marking ensembles that may include classifier baselines."""
+    return _strategy_label(strategy) + ("" if pool == JUDGES_POOL else f"{sep}+ baselines")
+
+
 @styled
 def ensembles(frame: pl.DataFrame) -> Figure | None:
-    """Figure 5 analogue: how much averaging three designs cuts |bias| and MAE, per strategy;
-    a strategy the study cannot fill says so."""
+    """Figure 5 analogue: how much averaging three judge designs cuts |bias| and MAE, per
+    strategy; a strategy the study cannot fill says so. Ensembles that may include baselines
+    (pool judges+baselines) are separate, hatched bars."""
     if _finite(frame, "bias_reduction_pct").is_empty():
         return None
+    frame = _pooled(frame)
     studies, height = _study_rows(frame, 2.4, extra=0.6)
     fig = new_figure(height)
     axes = fig.subplots(len(studies), 1, squeeze=False)
     for ax, study in zip((a[0] for a in axes), studies, strict=True):
         part = frame.filter(pl.col("study") == study)
-        strategies = part["strategy"].to_list()
-        x = np.arange(len(strategies))
+        x = np.arange(part.height)
         bias = np.array([_num(v) for v in part["bias_reduction_pct"]])
         mae = np.array([_num(v) for v in part["mae_reduction_pct"]])
+        hatch = ["" if p == JUDGES_POOL else "//" for p in part["pool"]]
         b1 = ax.bar(x - 0.18, np.nan_to_num(bias), 0.36, color=PALETTE[0], label="|bias| cut")
         b2 = ax.bar(x + 0.18, np.nan_to_num(mae), 0.36, color=PALETTE[1], label="MAE cut")
         for bars, values in ((b1, bias), (b2, mae)):
+            for patch, h in zip(bars, hatch, strict=True):
+                patch.set_hatch(h)
             ax.bar_label(
                 bars,
                 [("" if math.isnan(v) else f"{v:.0f}%") for v in values],
@@ -345,48 +362,52 @@ def ensembles(frame: pl.DataFrame) -> Figure | None:
         ax.set_xticks(
             x,
             [
-                f"{_strategy_label(s)}\n(n={n})"
-                for s, n in part.select("strategy", "n_evaluated").iter_rows()
+                _pool_label(s, p, sep="\n") + f"\n(n={n})"
+                for s, p, n in part.select("strategy", "pool", "n_evaluated").iter_rows()
             ],
         )
         ax.set_ylabel("reduction vs members, %")
         ax.margins(y=0.15)
         ax.grid(axis="x", visible=False)
-        ax.set_title(f"{study}: ensembles of three designs", loc="left")
+        mixed = "; hatched: baselines may join" if (part["pool"] != JUDGES_POOL).any() else ""
+        ax.set_title(f"{study}: ensembles of three judge designs{mixed}", loc="left")
         ax.legend(loc="upper right", frameon=False)
     return fig
 
 
 @styled
 def ensemble_size(frame: pl.DataFrame) -> Figure | None:
-    """Figure 6 analogue: the |bias| and MAE cut as the ensemble grows from 2 to 5 judges."""
-    frame = _finite(frame, "bias_reduction_pct")
+    """Figure 6 analogue: ensemble |bias| and MAE as the ensemble grows from 1 (the single
+    designs) to 5 judges; ensembles that may include baselines are a separate dashed series."""
+    frame = _finite(frame, "ensemble_abs_bias")
     if frame.is_empty():
         return None
+    frame = _pooled(frame)
     studies, height = _study_rows(frame, 2.4, extra=0.6)
     fig = new_figure(height)
-    axes = fig.subplots(len(studies), 2, squeeze=False, sharey="row")
+    axes = fig.subplots(len(studies), 2, squeeze=False)
     for row, study in enumerate(studies):
         part = frame.filter(pl.col("study") == study)
+        series = list(part.select("pool", "strategy").unique(maintain_order=True).iter_rows())
         for col, (metric, title) in enumerate(
-            [("bias_reduction_pct", "|bias| cut"), ("mae_reduction_pct", "MAE cut")]
+            [("ensemble_abs_bias", "mean |bias|"), ("ensemble_mae", "MAE")]
         ):
             ax = axes[row][col]
-            for k, strategy in enumerate(_ordered(part, "strategy")):
-                line = part.filter(pl.col("strategy") == strategy)
+            for k, (pool, strategy) in enumerate(series):
+                line = part.filter((pl.col("pool") == pool) & (pl.col("strategy") == strategy))
                 ax.plot(
                     line["size"],
                     line[metric],
-                    marker=MARKERS[k],
-                    color=PALETTE[k],
-                    label=_strategy_label(strategy),
+                    marker=MARKERS[k % len(MARKERS)],
+                    color=PALETTE[k % len(PALETTE)],
+                    linestyle="-" if pool == JUDGES_POOL else "--",
+                    label=_pool_label(strategy, pool),
                 )
-            ax.axhline(0, color="#333333", lw=0.8)
-            ax.set_xticks(range(2, 6))
-            ax.set_xlim(1.7, 5.3)
-            ax.set_xlabel("judges in the ensemble")
-            if col == 0:
-                ax.set_ylabel("reduction vs members, %")
+            ax.set_xticks(range(1, 6))
+            ax.set_xlim(0.7, 5.3)
+            ax.set_ylim(bottom=0)
+            ax.set_xlabel("judges in the ensemble (1 = single designs)")
+            ax.set_ylabel(f"{title} on 1–7")
             ax.set_title(f"{study}: {title}", loc="left")
             ax.legend(loc="best", frameon=False)
     return fig

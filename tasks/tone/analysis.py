@@ -6,6 +6,10 @@ A text's score under one version is the mean of its ok repeats; every comparison
 versions of the same text, so text quality cancels and only the rewrite differs. Intervals are
 percentile-bootstrap 95% over texts (tasks.stats.bootstrap_ci), one generator per comparison
 from the seed and the comparison's names, so a row does not depend on which others ran.
+
+Every statistic meets its cut through tasks.cuts (one tolerance: a mean 1e-15 below the pass
+mark passes, a gap of 1e-15 is a tie). Every p value also comes adjusted for multiple
+comparisons (tasks.multiplicity, Holm and Benjamini–Hochberg) over its FAMILY.
 """
 
 from __future__ import annotations
@@ -33,12 +37,17 @@ from schemas.tone_scores import (
 from schemas.tone_threshold_sweep import ToneThresholdSweep
 from schemas.tone_version_scores import ToneVersionScores
 from schemas.validate import validate
+from tasks.cuts import above, at_least, at_least_expr, below
 from tasks.judging.parse import OK
+from tasks.multiplicity import with_adjusted
 from tasks.stats import bootstrap_ci, design_rng, wilcoxon
 
 THRESHOLD = 6.0  # default pass mark on the 1–10 overall score
 THRESHOLDS = tuple(1.0 + 0.5 * k for k in range(19))  # 1, 1.5, …, 10
-EPS = 1e-9  # version means this close count as tied, and as on the threshold (i.e. passing)
+# The family a table's p values are adjusted over: all tests of that table in one study (for
+# tone_gaps: evaluators × prompt variants × rewriters × axes). A study is the unit a reader
+# scans for "which of these gaps are real", and its size does not depend on other studies.
+FAMILY = ["study"]
 TEXT = [*TONE_DESIGN, "text_id"]
 ORIGINAL_KEYS = ["study", "evaluator", "model", "prompt_variant", "text_id"]
 COMPARISON = [*TONE_DESIGN, "pole_a", "pole_b"]
@@ -53,9 +62,18 @@ def _empty_schema(model: type[pa.DataFrameModel]) -> dict[str, pl.DataType]:
     return {name: col.dtype.type for name, col in model.to_schema().columns.items()}
 
 
-def _finish(rows: list[dict], model: type[pa.DataFrameModel], keys: list[str]) -> pl.DataFrame:
-    out = pl.DataFrame(rows, schema=_empty_schema(model)).sort(keys)
-    return validate(out, model)
+def _finish(
+    rows: list[dict],
+    model: type[pa.DataFrameModel],
+    keys: list[str],
+    p_columns: Sequence[str] = (),
+) -> pl.DataFrame:
+    """Rows → the validated table, each of `p_columns` with its `<p>_holm` and `<p>_bh` (each
+    p column its own family of tests within FAMILY)."""
+    out = pl.DataFrame(rows, schema=_empty_schema(model))
+    for p in p_columns:
+        out = with_adjusted(out, p, FAMILY, p)
+    return validate(out.select(list(model.to_schema().columns)).sort(keys), model)
 
 
 # ── versions and their pairing ─────────────────────────────────────────────────────────────
@@ -179,11 +197,25 @@ def _noise(both: pl.DataFrame) -> tuple[float | None, float | None]:
 
 
 def _passes(mean: np.ndarray, threshold: float) -> np.ndarray:
-    return mean >= threshold - EPS
+    """A version passes when its mean is ≥ the pass mark (the genre's accept rule), a mean
+    within the tolerance below the mark included."""
+    return np.asarray(at_least(mean, threshold), dtype=bool)
 
 
 def _excludes_zero(lo: float | None, hi: float | None) -> bool | None:
-    return None if lo is None or hi is None else bool(lo > 0 or hi < 0)
+    """The interval lies clear of 0; an end on 0 (within the tolerance) does not."""
+    return None if lo is None or hi is None else bool(above(lo, 0.0) or below(hi, 0.0))
+
+
+def _distinguishable(
+    lo: float | None, hi: float | None, gap: float | None, yardstick: float | None
+) -> bool | None:
+    """A real shift (interval excludes 0) larger than re-asking the judge moves one text
+    (|gap| > yardstick, i.e. gap_to_noise beyond ±1); null when either part is undefined."""
+    excludes = _excludes_zero(lo, hi)
+    if excludes is None or yardstick is None or gap is None:
+        return None
+    return bool(excludes and above(abs(gap), yardstick))
 
 
 def _gap_stats(
@@ -200,12 +232,8 @@ def _gap_stats(
     _, p, rbc = wilcoxon(a, b)
     noise_sd, r_hmean = _noise(both)
     yardstick = noise_sd * math.sqrt(2 / r_hmean) if noise_sd is not None else None
-    excludes = _excludes_zero(lo, hi)
-    if excludes is None or yardstick is None or gap is None:
-        distinguishable = None
-    else:
-        distinguishable = excludes and abs(gap) > yardstick
-    wins_a, wins_b = int(np.sum(d > EPS)), int(np.sum(d < -EPS))
+    distinguishable = _distinguishable(lo, hi, gap, yardstick)
+    wins_a, wins_b = int(np.sum(above(d, 0.0))), int(np.sum(below(d, 0.0)))
     pass_a, pass_b = _passes(a, threshold), _passes(b, threshold)
     flip_a, flip_b = int(np.sum(pass_a & ~pass_b)), int(np.sum(pass_b & ~pass_a))
     out = {
@@ -277,7 +305,7 @@ def version_scores(tone_scores: pl.DataFrame, threshold: float = THRESHOLD) -> p
             ok.sum().cast(pl.Int64).alias("n_ok"),
             c("overall").filter(ok).mean().alias("mean_overall"),
             c("overall").filter(ok).std(ddof=1).alias("sd_overall"),
-            (c("overall") >= threshold).filter(ok).mean().alias("verdict_share"),
+            at_least_expr(c("overall"), threshold).filter(ok).mean().alias("verdict_share"),
         )
         .with_columns(pl.lit(float(threshold)).alias("threshold"))
         .select(list(ToneVersionScores.to_schema().columns))
@@ -305,14 +333,15 @@ def tone_gaps(
     excludes 0 and |gap| > yardstick (gap_to_noise beyond ±1): a real shift, and one larger
     than re-asking the judge moves a single text; null when either part is undefined (fewer
     than 2 texts, n_boot 0, or no version with 2 ok repeats). A version's gap to the original
-    uses the texts where both have an ok score (n_a_orig, n_b_orig).
+    uses the texts where both have an ok score (n_a_orig, n_b_orig). wilcoxon_p_holm and
+    wilcoxon_p_bh adjust the Wilcoxon p over the study's gap tests (FAMILY: all its rows).
     """
     texts = _texts(validate(tone_scores, ToneScores), poles)
     rows = [
         dict(zip(COMPARISON, key, strict=True)) | _gap_stats(grp, key, threshold, n_boot, seed)
         for key, grp in texts.group_by(COMPARISON, maintain_order=True)
     ]
-    return _finish(rows, ToneGaps, TONE_DESIGN)
+    return _finish(rows, ToneGaps, TONE_DESIGN, ["wilcoxon_p"])
 
 
 def threshold_sweep(
@@ -328,8 +357,8 @@ def threshold_sweep(
     marks = pl.DataFrame(
         {"threshold": [float(t) for t in thresholds]}, schema={"threshold": pl.Float64}
     )
-    pass_a = c("mean_a") >= c("threshold") - EPS
-    pass_b = c("mean_b") >= c("threshold") - EPS
+    pass_a = at_least_expr(c("mean_a"), c("threshold"))  # the cut is the row's pass mark
+    pass_b = at_least_expr(c("mean_b"), c("threshold"))
     keys = [*TONE_DESIGN, "threshold"]
     shares = (
         _both(texts)
@@ -400,7 +429,8 @@ def criterion_gaps(
 ) -> pl.DataFrame:
     """tone_scores → tone_criterion_gaps: per comparison and rubric criterion, the mean gap
     A − B of the criterion's 1–4 score (each version: mean over its ok repeats that scored the
-    criterion) over texts scored on both, with bootstrap interval and paired Wilcoxon."""
+    criterion) over texts scored on both, with bootstrap interval and paired Wilcoxon; its p
+    adjusted (Holm, BH) over the study's criterion tests (criteria × comparisons)."""
     long = _criteria_long(validate(tone_scores, ToneScores))
     keys = [*TEXT, "criterion"]
     per_version = long.group_by([*keys, "pole"]).agg(pl.col("score").mean().alias("mean"))
@@ -425,7 +455,7 @@ def criterion_gaps(
                 "rank_biserial": rbc,
             }
         )
-    return _finish(rows, ToneCriterionGaps, [*TONE_DESIGN, "criterion"])
+    return _finish(rows, ToneCriterionGaps, [*TONE_DESIGN, "criterion"], ["wilcoxon_p"])
 
 
 def human_relation(
@@ -435,7 +465,8 @@ def human_relation(
     original's mean score with the human rating, over the comparison's texts (those with a
     rewritten version in it) that have both; and of the per-text gap A − B with the human
     rating, over texts with both versions scored — a nonzero rho means the style bonus is
-    larger for better (rho > 0) or worse (rho < 0) texts. Null below 3 texts or when constant."""
+    larger for better (rho > 0) or worse (rho < 0) texts. Null below 3 texts or when constant.
+    Each p column is adjusted (Holm, BH) over its own family: that column's tests in the study."""
     texts = _texts(validate(tone_scores, ToneScores), poles)
     has_human = pl.col("human").is_not_null()
     rows = []
@@ -456,4 +487,4 @@ def human_relation(
                 "p_gap_human": p_g,
             }
         )
-    return _finish(rows, ToneHumanRelation, TONE_DESIGN)
+    return _finish(rows, ToneHumanRelation, TONE_DESIGN, ["p_original", "p_gap_human"])

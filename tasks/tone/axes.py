@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT
 
 AXES_DIR = PROJECT_ROOT / "prompts" / "tone" / "axes"
@@ -159,7 +160,7 @@ def parse_axis(data: Mapping, where: str, path: Path | None = None) -> Axis:
 
 
 def load_axis(name: str, root: Path = AXES_DIR) -> Axis:
-    path = root / f"{name}.toml"
+    path = confined(root, f"{name}.toml")
     if not path.is_file():
         known = sorted(p.stem for p in root.glob("*.toml"))
         raise FileNotFoundError(f"no style axis {path}; axes: {known}")

@@ -3,7 +3,9 @@ deterministic fake judges (no LLM), the report written from it, and a tiny HTML 
 
 Studies (all through `judgelab run` on one suite file, about 20 s):
   report-rating    VADER, 30 items, 2 `fake/planted` judges × 2 prompt levels × 2 scales + the
-                   VADER baseline: one judge shifted by −0.4 (+0.5 on −3..3), one noisy
+                   VADER baseline: one judge shifted by −0.4 (+0.5 on −3..3), one noisy;
+                   ensemble_baselines on, so Figure 5 has the labelled judges+baselines triples
+                   (two LLM judges alone make no triple)
   report-accuracy  TruthfulQA, 40 items, a lenient and a strict judge × 2 prompt levels
   report-tone      UKPConvArg1, 12 texts, the `fake/echo` rewriter (its versions fail the
                    checks) and the lexical one, a tone-bonus and a noisy evaluator × 2 prompt
@@ -40,6 +42,7 @@ baselines = ["vader"]
 
 [study.analysis]
 bootstrap = 200
+ensemble_baselines = true
 
 [[judges]]
 name = "fake-shift"

@@ -177,6 +177,26 @@ def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom:
 
 
 @pytest.mark.slow
+def test_ensembles_keep_the_baseline_pool_apart(warehouse_run: Warehouse, report_dom: Node) -> None:
+    """Two LLM judges + VADER: no judge-only triple exists; with ensemble_baselines on, the
+    triples that need VADER appear only under pool judges+baselines, in the views and the page."""
+    cells = warehouse.query(
+        warehouse_run.settings,
+        "select pool, strategy, n_possible from tbl_ensembles where study = 'report-rating'",
+    )
+    free = {p: n for p, s, n in cells.rows() if s == "model_free"}
+    assert free == {"judges": 0, "judges+baselines": 4 * 4}  # a design of each judge + VADER
+    curve = warehouse.query(
+        warehouse_run.settings,
+        "select size, n_possible from tbl_ensemble_size where study = 'report-rating' "
+        "and pool = 'judges' and strategy = 'model_free' and n_possible > 0",
+    )
+    assert curve.rows() == [(1, 8), (2, 16)]  # 8 judge designs; pairs of the two judges
+    rows = report_dom.find_all("table", **{"data-view": "tbl_ensembles"})[0].table_rows()
+    assert [r["pool"] for r in rows] == ["judges"] * 4 + ["judges+baselines"] * 4
+
+
+@pytest.mark.slow
 def test_only_the_types_present_get_sections(warehouse_run: Warehouse, tmp_path: Path) -> None:
     out = write_report(warehouse_run.settings, ["report-rating"], tmp_path / "rating.html")
     dom = parse_html(out.read_text(encoding="utf-8"))
@@ -324,3 +344,40 @@ def test_blocks_count_only_drawn_figures() -> None:
     ]
     page = parse_html(render_page(["s"], "w", [Section("x", "X", "x.", blocks)]))
     assert figure_count(page) == len(page.find_all("figure")) == 1
+
+
+def test_ensemble_figures_start_at_one_judge_and_keep_baselines_apart() -> None:
+    """Figure 6 starts at size 1 (the single designs); a judges+baselines pool is its own,
+    labelled series in Figure 6 and its own hatched bars in Figure 5."""
+    sizes = pl.DataFrame(
+        {
+            "study": ["s"] * 6,
+            "pool": ["judges"] * 3 + ["judges+baselines"] * 3,
+            "strategy": ["model_free"] * 6,
+            "size": [1, 2, 3] * 2,
+            "ensemble_abs_bias": [0.3, 0.2, 0.15, 0.4, 0.1, None],
+            "ensemble_mae": [0.8, 0.7, 0.65, 0.9, 0.6, None],
+        }
+    )
+    fig = figures.ensemble_size(sizes)
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    assert set(lines) == {"Model (Free)", "Model (Free) + baselines"}
+    assert list(lines["Model (Free)"].get_xdata()) == [1, 2, 3]
+    assert list(lines["Model (Free)"].get_ydata()) == [0.3, 0.2, 0.15]
+    assert lines["Model (Free) + baselines"].get_linestyle() == "--"
+    assert list(lines["Model (Free) + baselines"].get_xdata()) == [1, 2]  # null: no point
+
+    triples = pl.DataFrame(
+        {
+            "study": ["s"] * 2,
+            "pool": ["judges", "judges+baselines"],
+            "strategy": ["model_free"] * 2,
+            "n_evaluated": [4, 10],
+            "bias_reduction_pct": [30.0, 50.0],
+            "mae_reduction_pct": [10.0, 20.0],
+        }
+    )
+    ax = figures.ensembles(triples).axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks == ["Model (Free)\n(n=4)", "Model (Free)\n+ baselines\n(n=10)"]
+    assert [p.get_hatch() or "" for p in ax.patches[:2]] == ["", "//"]

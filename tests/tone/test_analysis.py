@@ -1,15 +1,18 @@
 """Tone gaps: a planted style bonus is found and pure repeat noise is not (and without the plant
 the claim fails); wins, flips, noise, original gaps, criteria and human relation by hand on
-three texts; the tone report views."""
+three texts; every cut with values on it and on each side; Holm / BH adjusted p against
+statsmodels over the study family; the tone report views."""
 
 import json
 import math
+from collections.abc import Callable
 
 import duckdb
 import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from statsmodels.stats.multitest import multipletests
 
 from judgelab.settings import Settings
 from schemas.tone_criterion_gaps import ToneCriterionGaps
@@ -22,6 +25,7 @@ from schemas.validate import TableError, validate
 from tasks import warehouse
 from tasks.tone.analysis import (
     THRESHOLDS,
+    _distinguishable,
     criterion_gaps,
     human_relation,
     threshold_sweep,
@@ -324,8 +328,12 @@ def test_tone_gap_and_flip_views(settings: Settings) -> None:
     ]
 
 
+P_COLUMNS = ("wilcoxon_p", "wilcoxon_p_holm", "wilcoxon_p_bh")
+
+
 def _gap_rows(rows: list[tuple]) -> pl.DataFrame:
-    """(evaluator, prompt variant, gap, lo, hi) → tone_gaps rows of one rewriter and axis."""
+    """(evaluator, prompt variant, gap, lo, hi[, p, p_holm, p_bh]) → tone_gaps rows of one
+    rewriter and axis."""
     schema = {n: c.dtype.type for n, c in ToneGaps.to_schema().columns.items()}
     base = dict.fromkeys(schema) | {"study": "s", "rewriter": "lexical", "axis": "confidence"}
     return pl.DataFrame(
@@ -333,7 +341,8 @@ def _gap_rows(rows: list[tuple]) -> pl.DataFrame:
             base
             | {"evaluator": e, "model": f"m/{e}", "prompt_variant": v, "pole_a": "high"}
             | {"pole_b": "low", "gap": g, "gap_lo": lo, "gap_hi": hi}
-            for e, v, g, lo, hi in rows
+            | dict(zip(P_COLUMNS, ps, strict=False))
+            for e, v, g, lo, hi, *ps in rows
         ],
         schema=schema,
     )
@@ -414,3 +423,310 @@ def test_tone_views_answer_before_any_tone_study(settings: Settings) -> None:
         assert [(r[0], r[1]) for r in described] == expected, table
     for view in TONE_REPORTS:
         assert con.sql(f"select count(*) from {view}").fetchall() == [(0,)], view
+
+
+# ── cuts: each one with values on it and on either side ────────────────────────────────────
+
+ON, WITHIN, BEYOND = 0.0, 1e-12, 1e-6  # offsets from a cut: on it, within tolerance, past it
+
+
+def _pairs(pairs: dict[str, tuple[list, list]], evaluator: str = "e", variant: str = "plain",
+           criteria: dict | None = None) -> pl.DataFrame:  # fmt: skip
+    """{text: (repeats of pole A "high", repeats of pole B "low")} → tone_scores rows."""
+    return _frame(
+        [
+            _call(evaluator, variant, "confidence", pole, text, r, v, criteria, 1.0)
+            for text, (a, b) in pairs.items()
+            for pole, values in (("high", a), ("low", b))
+            for r, v in enumerate(values)
+        ]
+    )
+
+
+NOISY_SIX = 0.1 * 3 * 20  # 6.000000000000001: 6 up to float noise
+
+
+def test_noisy_six_is_six_up_to_float_noise() -> None:
+    assert NOISY_SIX != 6.0
+    assert abs(NOISY_SIX - 6.0) < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("offset", "passes"),
+    [(-BEYOND, True), (ON, True), (NOISY_SIX - 6.0, True), (WITHIN, True), (BEYOND, False)],
+)
+def test_pass_mark_is_at_least_the_cut(offset: float, passes: bool) -> None:
+    """A mean on the pass mark passes (the genre's ≥), within tolerance too; above it fails."""
+    cut = 6.0 + offset
+    scores = _pairs({"on": ([6.0], [1.0]), "mean_on": ([5.0, 7.0], [1.0]), "far": ([9.0], [1.0])})
+    gaps = _row(tone_gaps(scores, threshold=cut, n_boot=0))
+    assert gaps["n_flip_a_pass"] == 1 + 2 * passes  # "far" always flips; the others if ≥
+    assert gaps["share_flip_a_pass"] == pytest.approx((1 + 2 * passes) / 3)  # of paired texts
+    sweep = _row(threshold_sweep(scores, thresholds=[cut]))
+    assert sweep["pass_share_a"] == pytest.approx((1 + 2 * passes) / 3)
+    assert sweep["share_flip_a_pass"] == pytest.approx((1 + 2 * passes) / 3)
+    single = version_scores(scores, threshold=cut)
+    assert _row(single, text_id="on", pole="high")["verdict_share"] == float(passes)
+
+
+def test_mean_of_repeats_not_median() -> None:
+    """A version's score is the mean of its ok repeats (5, 5, 8 → 6, median 5), a failed repeat
+    left out of it and of the verdict share's denominator."""
+    scores = _pairs({"t": ([5.0, 5.0, 8.0, "error"], [6.0, 6.0, 6.0, 6.0])})
+    v = _row(version_scores(scores, threshold=6.0), pole="high")
+    assert (v["n_calls"], v["n_ok"], v["mean_overall"]) == (4, 3, 6.0)
+    assert v["verdict_share"] == pytest.approx(1 / 3)
+    gaps = _row(tone_gaps(scores, threshold=6.0, n_boot=0))
+    assert (gaps["mean_a"], gaps["gap"], gaps["n_ties"], gaps["n_flip_b_pass"]) == (6, 0, 1, 0)
+
+
+def test_wins_and_ties_on_the_cut() -> None:
+    """A gap of 0, or of float noise, is a tie; 1e-6 either way is a win."""
+    scores = _pairs(
+        {
+            "tie": ([6.0], [6.0]),
+            "noise": ([NOISY_SIX], [6.0]),
+            "a_wins": ([6.0 + BEYOND], [6.0]),
+            "b_wins": ([6.0], [6.0 + BEYOND]),
+            "a_far": ([8.0], [6.0]),
+        }
+    )
+    g = _row(tone_gaps(scores, n_boot=0))
+    assert (g["n_a_wins"], g["n_b_wins"], g["n_ties"], g["win_ratio"]) == (2, 1, 2, 2.0)
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "gap", "yardstick", "expected"),
+    [
+        (0.0, 1.0, 0.5, 0.1, False),  # the CI's lower end on 0: it does not exclude 0
+        (WITHIN, 1.0, 0.5, 0.1, False),
+        (BEYOND, 1.0, 0.5, 0.1, True),
+        (-1.0, 0.0, -0.5, 0.1, False),  # the upper end on 0
+        (-1.0, -WITHIN, -0.5, 0.1, False),
+        (-1.0, -BEYOND, -0.5, 0.1, True),  # a negative gap counts by its size
+        (0.1, 1.0, 0.1 + 0.2, 0.3, False),  # |gap| 0.30000000000000004: on the yardstick
+        (0.1, 1.0, 0.3 + WITHIN, 0.3, False),
+        (0.1, 1.0, 0.3 + BEYOND, 0.3, True),
+        (0.1, 1.0, 0.3 - BEYOND, 0.3, False),
+        (-1.0, -0.1, -0.3 - BEYOND, 0.3, True),
+        (-1.0, -0.1, -0.3, 0.3, False),
+        (None, 1.0, 0.5, 0.1, None),
+        (0.1, 1.0, 0.5, None, None),
+    ],
+)
+def test_distinguishable_cuts(
+    lo: float | None,
+    hi: float | None,
+    gap: float | None,
+    yardstick: float | None,
+    expected: bool | None,
+) -> None:
+    assert _distinguishable(lo, hi, gap, yardstick) is expected
+
+
+@pytest.mark.parametrize(("d", "expected"), [(0.0, False), (WITHIN, False), (BEYOND, True)])
+def test_distinguishable_from_the_data(d: float, expected: bool) -> None:
+    """No repeat noise (yardstick 0) and every text's gap d: the CI is [d, d]."""
+    scores = _pairs({f"t{i}": ([6.0 + d] * 2, [6.0] * 2) for i in range(4)})
+    g = _row(tone_gaps(scores, n_boot=200))
+    assert (g["gap_lo"], g["gap_hi"], g["noise_yardstick"]) == (
+        pytest.approx(d, abs=1e-13),
+        pytest.approx(d, abs=1e-13),
+        0.0,
+    )
+    assert g["distinguishable"] is expected
+
+
+# ── multiple comparisons: Holm and BH over the study's family ──────────────────────────────
+
+
+def _study(name: str, plan: list[tuple[str, str, float, int]], n_texts: int = 25) -> list[dict]:
+    """(evaluator, prompt variant, bonus on A, seed) → calls of study `name`: quality +
+    N(0, 1) per call, the bonus growing with quality (mean `bonus`), criteria clarity
+    (bonus-driven) and evidence (noise) 1–4."""
+    rows = []
+    for evaluator, variant, bonus, seed in plan:
+        rng = np.random.default_rng(seed)
+        for t in range(n_texts):
+            grows = bonus * (QUALITY[t] - 3.5) / 1.5
+            for pole, shift in (("original", 0.0), ("high", grows), ("low", 0.0)):
+                for r in range(2):
+                    value = float(np.clip(QUALITY[t] + shift + rng.normal(0, 1.0), 1, 10))
+                    clarity = int(np.clip(round(2.5 + shift + rng.normal(0, 0.8)), 1, 4))
+                    crit = {"clarity": clarity, "evidence": int(rng.integers(1, 5))}
+                    call = _call(evaluator, variant, "confidence", pole, f"t{t:02d}", r, value,
+                                 crit, float(HUMAN[t]))  # fmt: skip
+                    rows.append(call | {"study": name})
+    return rows
+
+
+S1 = [("e1", "plain", 0.6, 11), ("e1", "fact_first", 0.2, 12), ("e2", "plain", 0.0, 13),
+      ("e2", "fact_first", 0.4, 14)]  # fmt: skip
+S2 = [("e1", "plain", 0.3, 21), ("e3", "plain", 0.0, 22), ("e3", "x", 0.8, 23)]
+# two studies, several evaluators and prompt variants: each family choice gives other p
+FAMILIES = _frame(_study("s1", S1) + _study("s2", S2))
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.allclose(a, b, rtol=1e-9, atol=0))
+
+
+def _expected(out: pl.DataFrame, p: str, family: list[str], method: str) -> np.ndarray:
+    """statsmodels' adjusted p of column `p` within each `family` group, in `out`'s order."""
+    frame = out.with_row_index("_row")
+    got = np.full(out.height, np.nan)
+    for _, grp in frame.group_by(family):
+        ok = grp.filter(pl.col(p).is_not_null())
+        if ok.height:
+            got[ok["_row"].to_numpy()] = multipletests(ok[p].to_numpy(), method=method)[1]
+    return got
+
+
+@pytest.mark.parametrize(
+    ("make", "p_columns"),
+    [
+        (lambda s: tone_gaps(s, n_boot=0), ["wilcoxon_p"]),
+        (lambda s: criterion_gaps(s, n_boot=0), ["wilcoxon_p"]),
+        (human_relation, ["p_original", "p_gap_human"]),
+    ],
+    ids=["tone_gaps", "criterion_gaps", "human_relation"],
+)
+def test_adjusted_p_is_statsmodels_over_the_study(
+    make: Callable[[pl.DataFrame], pl.DataFrame], p_columns: list[str]
+) -> None:
+    """Holm and BH over all of one study's tests (each p column its own family): equal to
+    statsmodels there, and different from a per-row, per-evaluator or pooled family."""
+    out = make(FAMILIES)
+    for p in p_columns:
+        raw = out[p].to_numpy()
+        assert np.isfinite(raw).all() and out.height >= 7
+        for suffix, method in (("holm", "holm"), ("bh", "fdr_bh")):
+            got = out[f"{p}_{suffix}"].to_numpy()
+            np.testing.assert_allclose(got, _expected(out, p, ["study"], method), rtol=1e-12)
+            for wrong in (["study", "evaluator"], ["study", "prompt_variant"], ["model"]):
+                assert not _same(got, _expected(out, p, wrong, method)), (p, method, wrong)
+            pooled = _expected(out.with_columns(study=pl.lit("one")), p, ["study"], method)
+            assert not _same(got, pooled), (p, method)
+            assert (got >= raw * (1 - 1e-12)).all() and not _same(got, raw)
+        holm, bh = out[f"{p}_holm"].to_numpy(), out[f"{p}_bh"].to_numpy()
+        assert (holm >= bh * (1 - 1e-12)).all() and not _same(holm, bh)
+
+
+def test_holm_keeps_the_real_gap_and_drops_chance_ones() -> None:
+    """A study of 21 gap tests: 20 evaluators with no tone effect (some significant at 0.05 by
+    chance) and one with a real bonus. After Holm only the real one is significant."""
+    nulls = [_simulated(f"null{k:02d}", 0.3, 0.0, seed=100 + k) for k in range(20)]
+    scores = _frame([row for rows in nulls for row in rows] + _simulated("real", 0.3, 0.5, 1))
+    gaps = tone_gaps(scores, n_boot=0)
+    assert gaps.height == 21
+    null = gaps.filter(pl.col("evaluator") != "real")
+    real = _row(gaps, evaluator="real")
+    assert null.filter(pl.col("wilcoxon_p") < 0.05).height >= 1  # chance findings exist
+    assert real["wilcoxon_p_holm"] < 0.05 and real["wilcoxon_p_bh"] < 0.05
+    assert (null["wilcoxon_p_holm"] >= 0.05).all()
+    assert (null["wilcoxon_p_bh"] >= 0.05).all()
+
+
+SIG_CASES = [0.05 - BEYOND, 0.05 - WITHIN, 0.05, 0.05 + BEYOND, None]
+SIG_EXPECTED = ["yes", "no", "no", "no", None]  # p < 0.05
+OTHERS = (0.01, 0.9, 0.01)  # the other two p columns while one runs through SIG_CASES
+OTHERS_SIG = ("yes", "no", "yes")
+
+
+def _sig_rows() -> list[tuple[int, int, tuple]]:
+    """(varied column, case, (p, p_holm, p_bh)): each column through the cases in turn."""
+    return [
+        (k, i, tuple(x if j == k else OTHERS[j] for j in range(3)))
+        for k in range(3)
+        for i, x in enumerate(SIG_CASES)
+    ]
+
+
+def _sig_expected() -> list[tuple]:
+    return [
+        (f"{k}{i}", *(SIG_EXPECTED[i] if j == k else OTHERS_SIG[j] for j in range(3)))
+        for k, i, _ in _sig_rows()
+    ]
+
+
+def test_significance_flags_on_the_cut(settings: Settings) -> None:
+    """sig / sig_holm / sig_bh: p < 0.05, a p on 0.05 (or within 1e-9) is not below it."""
+    rows = [("e", f"{k}{i}", 0.1, 0.0, 0.2, *ps) for k, i, ps in _sig_rows()]
+    warehouse.write_table(settings, _gap_rows(rows), "tone_gaps", "s")
+    schema = {n: c.dtype.type for n, c in ToneCriterionGaps.to_schema().columns.items()}
+    crit = pl.DataFrame(
+        [
+            dict.fromkeys(schema)
+            | {"study": "s", "evaluator": "e", "model": "m", "prompt_variant": "plain"}
+            | {"rewriter": "lexical", "axis": "confidence", "criterion": f"{k}{i}", "n_texts": 3}
+            | dict(zip(P_COLUMNS, ps, strict=True))
+            for k, i, ps in _sig_rows()
+        ],
+        schema=schema,
+    )
+    warehouse.write_table(settings, crit, "tone_criterion_gaps", "s")
+    con = _views(settings, "staging/stg_tone_gaps", "staging/stg_tone_criterion_gaps",
+                 "reports/tbl_tone_gaps", "reports/tbl_tone_criteria")  # fmt: skip
+    got = con.sql(
+        "select prompt_variant, sig, sig_holm, sig_bh from tbl_tone_gaps order by prompt_variant"
+    ).fetchall()
+    assert got == _sig_expected()
+    got = con.sql("select criterion, sig, sig_holm, sig_bh from tbl_tone_criteria").fetchall()
+    assert got == _sig_expected()
+
+
+def test_by_variant_cuts(settings: Settings) -> None:
+    """CI ends on 0 (or within 1e-9) contain it; the adjusted flags follow p < 0.05 after Holm
+    / BH, and the defence's fact_first p unadjusted."""
+    gaps = _gap_rows(
+        [
+            ("on", "plain", 0.4, 0.0, 0.6, 0.01, 0.05, 0.05 - BEYOND),  # plain CI touches 0
+            ("on", "style_attention", 1.0, 0.0, 1.2, 0.01, 0.05, 0.05 - WITHIN),
+            ("on", "fact_first", 0.1, 0.0, 0.3, 0.2, 0.9, 0.9),
+            ("within", "plain", 0.4, WITHIN, 0.6, 0.001, 0.01, 0.05 - WITHIN),
+            ("within", "style_attention", -1.0, -1.2, -WITHIN, 0.01, 0.05 - BEYOND, 0.05),
+            ("within", "fact_first", 0.1, WITHIN, 0.3, 0.05, 0.9, 0.9),  # fact_first p on cut
+            ("beyond", "plain", 0.4, BEYOND, 0.6, 0.001, 0.01, 0.01),
+            ("beyond", "style_attention", -1.0, -1.2, -BEYOND, 0.01, 0.02, 0.02),
+            ("beyond", "fact_first", 0.1, BEYOND, 0.3, 0.05 - BEYOND, 0.9, 0.9),
+            ("ff_on", "plain", 0.4, 0.2, 0.6, 0.001, 0.01, 0.01),
+            ("ff_on", "fact_first", 0.1, 0.0, 0.3, 0.05 - WITHIN, 0.9, 0.9),  # contains 0
+            ("ff_within", "plain", 0.4, 0.2, 0.6, 0.001, 0.05 - WITHIN, 0.01),
+            ("ff_within", "fact_first", -0.1, -0.3, -WITHIN, 0.05 + BEYOND, 0.9, 0.9),
+        ]
+    )
+    warehouse.write_table(settings, gaps, "tone_gaps", "s")
+    con = _views(settings, "staging/stg_tone_gaps", "reports/tbl_tone_by_variant")
+    got = con.sql(
+        "select evaluator, control_shows_gap, defence_removes_gap, fact_first_left_pct, "
+        "control_shows_gap_holm, control_shows_gap_bh, defence_removes_gap_holm, "
+        "defence_removes_gap_bh from tbl_tone_by_variant order by evaluator"
+    ).fetchall()
+    assert got == [
+        ("beyond", "yes", "no", 25.0, "yes", "yes", "no", "no"),
+        ("ff_on", None, "yes", 25.0, None, None, "yes", "yes"),
+        ("ff_within", None, "yes", -25.0, None, None, "n/a", "yes"),
+        ("on", "no", "n/a", None, "no", "no", "n/a", "yes"),
+        ("within", "no", "n/a", None, "yes", "no", "yes", "n/a"),
+    ]
+
+
+def test_adjusted_p_reaches_the_views(settings: Settings) -> None:
+    warehouse.write_table(settings, tone_gaps(FAMILIES, n_boot=0), "tone_gaps", "s")
+    warehouse.write_table(settings, human_relation(FAMILIES), "tone_human_relation", "s")
+    con = _views(settings, "staging/stg_tone_gaps", "staging/stg_tone_human_relation",
+                 "reports/tbl_tone_gaps", "reports/tbl_tone_human")  # fmt: skip
+    gaps = con.sql("select * from tbl_tone_gaps").pl().sort("study", "evaluator", "prompt_variant")
+    want = tone_gaps(FAMILIES, n_boot=0).sort("study", "evaluator", "prompt_variant")
+    for col in P_COLUMNS:
+        np.testing.assert_allclose(gaps[col].to_numpy(), want[col].to_numpy(), rtol=1e-12)
+    sig = gaps.select(
+        (pl.col("sig_holm") == "yes") == (pl.col("wilcoxon_p_holm") < 0.05),
+        (pl.col("sig_bh") == "yes") == (pl.col("wilcoxon_p_bh") < 0.05),
+    )
+    assert sig.to_series(0).all() and sig.to_series(1).all()
+    cols = ["p_original_holm", "p_original_bh", "p_gap_human_holm", "p_gap_human_bh"]
+    order = "study, evaluator, prompt_variant"
+    human = con.sql(f"select {', '.join(cols)} from tbl_tone_human order by {order}").fetchall()
+    want = human_relation(FAMILIES).sort("study", "evaluator", "prompt_variant")
+    np.testing.assert_allclose(np.array(human, dtype=float), want.select(cols).to_numpy())

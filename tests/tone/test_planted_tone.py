@@ -88,6 +88,15 @@ def test_planted_tone_bonus_is_recovered_and_vanishes_without_it(tmp_path: Path)
         assert 0 < bonus["gap"] <= 0.5 + 0.1  # only high versions above the density get it
         assert bonus["win_ratio"] is None or bonus["win_ratio"] > 2
         assert noisy["distinguishable"] is False  # its gap is within run-to-run noise
+        # the family is the study's gap tests: the real bonus survives Holm, the noise does not
+        assert bonus["wilcoxon_p_holm"] < 0.05 and bonus["wilcoxon_p_bh"] < 0.05
+        assert noisy["wilcoxon_p_holm"] >= 0.05
+    sig = warehouse.query(
+        planted,
+        "select evaluator, bool_and(sig_holm = 'yes') as all_sig, bool_or(sig_holm = 'yes') "
+        "as any_sig from tbl_tone_gaps where rewriter = 'lexical' group by 1 order by 1",
+    )
+    assert sig.rows() == [("bonus", True, True), ("noisy", False, False)]
     passes = warehouse.query(
         planted, "select rewriter, sum(n_passed) as n from tbl_rewrite_pass_rates group by 1"
     )

@@ -1,0 +1,21 @@
+-- Table 17's levels: each level's accuracy and leniency, averaged over the other choices. Percent.
+-- Unweighted means of the designs' accuracy and leniency (stg_verdict_levels), nested so every
+-- judge counts once: model = a judge's mean over its prompt levels of its mean over its efforts;
+-- prompt_level = the mean over all judges of each one's mean over its efforts at that level;
+-- reasoning_effort = the mean over the judges with real efforts ("n/a" is none) of each one's
+-- mean over its prompt levels. Per subset; n_judges and n_designs are those with an accuracy.
+create or replace view tbl_verdict_impact_levels as
+select study,
+       subset,
+       choice,
+       level,
+       n_judges,
+       n_designs,
+       round(100 * accuracy, 1) as acc_pct,
+       round(100 * leniency, 1) as leniency_pct
+from stg_verdict_levels
+order by study, list_position(['all', 'full', 'near', 'ambiguous'], subset),
+         list_position(['model', 'prompt_level', 'reasoning_effort'], choice),
+         coalesce(list_position(['base', 'short_icl', 'long_icl', 'none', 'minimal', 'low',
+                                 'medium', 'high', 'default'], level), 99),
+         level;

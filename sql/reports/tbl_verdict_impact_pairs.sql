@@ -1,0 +1,27 @@
+-- Pairwise, not Table 17's level means: mean/max |Δaccuracy| over single-choice design pairs.
+-- Unlike tbl_verdict_impact, which first averages each level over the other choices, this
+-- averages |accuracy_a − accuracy_b| over every pair of designs that differ in that one choice
+-- (stg_verdict_pairs), so mean ≠ max even for a two-level choice. A judge without effort control
+-- ("n/a") pairs with each effort design of another judge at the same prompt level. sig_pct:
+-- McNemar p < 0.05; sig_holm_pct, sig_bh_pct: after Holm and Benjamini–Hochberg (FDR 5%) over
+-- the family of all the study's pairs; a pair without shared items counts as not significant.
+-- equivalent: TOST at ±margin_pct points on each pair's per-item correctness differences,
+-- counted and decided per choice as in fct_verdict_choice_tests.
+create or replace view tbl_verdict_impact_pairs as
+select p.study,
+       p.choice,
+       count(*) as n_pairs,
+       round(100 * avg(p.abs_acc_diff), 1) as mean_abs_acc_diff_pct,
+       round(100 * max(p.abs_acc_diff), 1) as max_abs_acc_diff_pct,
+       round(100 * any_value(t.n_sig) / count(*), 1) as sig_pct,
+       round(100 * any_value(t.n_sig_holm) / count(*), 1) as sig_holm_pct,
+       round(100 * any_value(t.n_sig_bh) / count(*), 1) as sig_bh_pct,
+       round(100 * any_value(t.margin), 1) as margin_pct,
+       any_value(t.n_equivalent) as n_equivalent,
+       any_value(t.n_not_equivalent) as n_not_equivalent,
+       any_value(t.n_inconclusive) as n_inconclusive,
+       any_value(t.equivalent) as equivalent
+from stg_verdict_pairs p
+join fct_verdict_choice_tests t on t.study = p.study and t.choice = p.choice
+group by p.study, p.choice
+order by p.study, list_position(['model', 'prompt_level', 'reasoning_effort'], p.choice);
