@@ -83,7 +83,7 @@ def throughput(calls: int, latency: float, concurrency: int, processes: int) -> 
         todo = plan_rows(judge, calls)
         cpu_self, cpu_kids = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        counts = run_shard(judge, todo, Path(tmp), batch_rows=50, run_id="bench")
+        counts, _ = run_shard(judge, todo, Path(tmp), batch_rows=50, run_id="bench")
         wall = time.perf_counter() - t0
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (

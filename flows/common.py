@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from prefect import get_run_logger
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from judgelab.settings import Settings
 from judgelab.study import Study
 from tasks import stages
+from tasks.judging.failures import JudgeFailure, JudgeFailures, judge_failures
 from tasks.judging.runlock import study_lock
 
 
@@ -38,10 +40,12 @@ def judge_all(
     before: dict[str, dict[str, int]],
     run_id: str,
     part: str | None = None,
-) -> tuple[dict[str, dict[str, int]], set[str]]:
+) -> tuple[dict[str, dict[str, int]], set[str], list[JudgeFailure]]:
     """Run each judge's missing calls in shards (one Prefect task per shard): counts by status
-    per judge, and the workers (host:pid) that ran shards.
-    Shards hold disjoint keys; on the Dask runner they all run at once, one per worker.
+    per judge, the workers (host:pid) that ran shards, and the judges that failed loudly
+    (logged as warnings on the flow run; `finish` fails the run after publishing).
+    Shards hold disjoint keys; on the Dask runner they all run at once, one per worker;
+    here, a judge stopped on a non-retryable error runs no further shard.
     `part` names the plan part (default: the study's)."""
     shards = [
         (judge, shard, n)
@@ -57,15 +61,26 @@ def judge_all(
             ]
             results = [f.result() for f in futures]
         else:
-            results = [
-                stages.judge_shard(study, settings, j, s, n, run_id, part) for j, s, n in shards
-            ]
+            results, stopped = [], set()
+            for j, s, n in shards:
+                if j in stopped:
+                    results.append({"counts": {}, "worker": None, "halts": []})
+                    continue
+                results.append(stages.judge_shard(study, settings, j, s, n, run_id, part))
+                stopped |= {j} if results[-1]["halts"] else set()
     made: dict[str, dict[str, int]] = {}
+    halts: dict[str, list[dict]] = {}
     for (judge, _, _), result in zip(shards, results, strict=True):
         for status, n in result["counts"].items():
             made.setdefault(judge, {}).setdefault(status, 0)
             made[judge][status] += n
-    return made, {r["worker"] for r in results}
+        halts.setdefault(judge, []).extend(result["halts"])
+    judges = {j.name: j for j in [*study.judges, study.rewriter] if j and j.name in before}
+    failures = judge_failures(study.name, judges, made, halts, study.max_failure_share)
+    for failure in failures:
+        # on the flow run's log in the UI; the CLI prints it once, at the end
+        get_run_logger().warning(failure.line, extra={"judge_failure": True})
+    return made, {r["worker"] for r in results if r["worker"]}, failures
 
 
 def finish(
@@ -76,13 +91,15 @@ def finish(
     before: dict[str, dict[str, int]],
     made: dict[str, dict[str, int]],
     workers: set[str],
+    failures: list[JudgeFailure] | None = None,
 ) -> dict:
     """Every study run ends alike: the ledger entry, the views, the UI's table artifacts;
-    returns the run's summary (calls before and made, workers, views)."""
+    returns the run's summary (calls before and made, workers, views), or raises
+    `JudgeFailures` carrying it when judges failed loudly, so the flow run ends Failed."""
     stages.record_run(study, settings, run_id, started_at, made)
     views = stages.publish_stage(settings)
     stages.publish_artifacts(study, settings)
-    return {
+    summary = {
         "study": study.name,
         "type": study.type,
         "run_id": run_id,
@@ -91,3 +108,6 @@ def finish(
         "workers": sorted(workers),
         "views": views,
     }
+    if failures:
+        raise JudgeFailures(failures, [summary])
+    return summary

@@ -24,12 +24,12 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     started_at = datetime.now(UTC)
     stages.load_benchmark(study, settings)
     before = stages.make_plan(study, settings)
-    made, workers = judge_all(study, settings, before, run_id)
+    made, workers, failures = judge_all(study, settings, before, run_id)
     stages.rescale_stage(study, settings)
     stages.analyze_stage(study, settings)
     stages.agreement_stage(study, settings)
     stages.cost_stage(study, settings)
-    return finish(study, settings, run_id, started_at, before, made, workers)
+    return finish(study, settings, run_id, started_at, before, made, workers, failures)
 
 
 @flow(name="reparse-study")

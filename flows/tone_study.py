@@ -12,6 +12,7 @@ from flows.common import finish, judge_all
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import stages
+from tasks.judging.failures import JudgeFailures
 from tasks.tone import stages as tone
 
 
@@ -24,15 +25,22 @@ def tone_study(study_file: str, sample_size: int | None = None) -> dict:
     started_at = datetime.now(UTC)
     tone.load_texts(study, settings)
     rewrites = tone.plan_rewrites(study, settings)
-    made, workers = judge_all(study, settings, rewrites, run_id, tone.rewrite_part(study))
+    made, workers, failures = judge_all(study, settings, rewrites, run_id, tone.rewrite_part(study))
     checked = tone.versions_and_checks(study, settings)
     evaluations = tone.plan_evaluations(study, settings)
-    made_evals, eval_workers = judge_all(
+    made_evals, eval_workers, eval_failures = judge_all(
         study, settings, evaluations, run_id, tone.eval_part(study)
     )
     made |= made_evals
     tone.tone_analysis(study, settings)
     stages.cost_stage(study, settings, [tone.rewrite_part(study), tone.eval_part(study)])
     before = rewrites | evaluations
-    result = finish(study, settings, run_id, started_at, before, made, workers | eval_workers)
+    workers |= eval_workers
+    try:
+        result = finish(
+            study, settings, run_id, started_at, before, made, workers, failures + eval_failures
+        )
+    except JudgeFailures as exc:
+        exc.results[0] |= {"checked": checked}
+        raise
     return result | {"checked": checked}

@@ -7,6 +7,7 @@ import logging
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgelab.env import apply_defaults
 
@@ -18,7 +19,9 @@ from judgelab.settings import Settings  # noqa: E402
 from judgelab.study import Study, StudyError, load_study  # noqa: E402
 from schemas.validate import TableError  # noqa: E402
 from tasks.judging.runlock import StudyBusy  # noqa: E402
-from tasks.power import PowerPlan  # noqa: E402
+
+if TYPE_CHECKING:
+    from tasks.power import PowerPlan
 
 # the table `judgelab run` prints per study type
 MAIN_TABLES = {
@@ -87,11 +90,24 @@ FIXES = {
 }
 
 
+class NeverRaised(Exception):
+    """Stands for an error class whose module is not imported: nothing can have raised it."""
+
+
+def loaded(module: str, name: str) -> type[Exception]:
+    """The error class `module.name` if that module is imported, else NeverRaised."""
+    found = sys.modules.get(module)
+    return getattr(found, name) if found is not None else NeverRaised
+
+
 def expected_errors() -> tuple[type[Exception], ...]:
     """Errors that are the user's to fix: `main` prints them as one sentence."""
     from judgelab.names import UnsafePath
-    from tasks.judging.engine import MissingApiKey
     from tasks.sources import FetchError
+
+    # litellm loads in seconds: an error at load must not wait for it (see `loaded`)
+    MissingApiKey = loaded("tasks.judging.engine", "MissingApiKey")
+    JudgeFailures = loaded("tasks.judging.failures", "JudgeFailures")
 
     return (
         StudyError,
@@ -102,6 +118,7 @@ def expected_errors() -> tuple[type[Exception], ...]:
         StudyBusy,
         FetchError,
         MissingApiKey,
+        JudgeFailures,  # cmd_run prints one line per failing judge and exits 1
     )
 
 
@@ -112,6 +129,8 @@ class HideExpected(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not record.name.startswith("prefect"):
             return True
+        if getattr(record, "judge_failure", False):  # `cmd_run` prints it at the end
+            return False
         expected = expected_errors()
         if record.exc_info and record.exc_info[1] is not None:
             return not isinstance(record.exc_info[1], expected)
@@ -127,11 +146,17 @@ def quiet_prefect_console() -> None:
 
 def preflight(run_file: str) -> None:
     """Every study file parses and every judge has its credentials, before anything runs."""
+    from judgelab.check import check_study
     from judgelab.study import study_files
+
+    studies = []
+    for path in study_files(run_file):  # every file checked before any credential is looked up
+        study = load_study(path)
+        check_study(path, study)
+        studies.append((path, study))
     from tasks.judging.engine import missing_credentials
 
-    for path in study_files(run_file):
-        study = load_study(path)
+    for path, study in studies:
         for note in study.notes():
             print(f"judgelab: note: {note}", file=sys.stderr)
         for judge in [*study.judges, *([study.rewriter] if study.rewriter else [])]:
@@ -148,11 +173,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     preflight(args.study)
     from flows.suite import study_suite
     from tasks import warehouse
+    from tasks.judging.failures import JudgeFailures
 
     quiet_prefect_console()
     sample = 0 if args.full else args.sample_size
     started = time.perf_counter()
-    results = study_suite(suite_file=args.study, sample_size=sample)
+    failures = []
+    try:
+        results = study_suite(suite_file=args.study, sample_size=sample)
+    except JudgeFailures as exc:  # the results are published; the run still fails
+        results, failures = exc.results, exc.failures
     for result in results:
         for judge, c in result["before"].items():
             made = result["made"].get(judge, {})
@@ -197,7 +227,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"
     )
     print(f"\nreport (figures and tables, works offline): {write_report(args.study).resolve()}")
-    return 0
+    for failure in failures:
+        print(f"judgelab: {failure.line}", file=sys.stderr)
+    return 1 if failures else 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -239,11 +271,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """Planned, stored and missing calls per judge, with a token and cost estimate."""
+    from judgelab.check import check_study
+
+    study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
+    check_study(args.study, study)  # before the stages load (and write) anything
     from tasks import costs, stages, warehouse
     from tasks.judging import store
 
     settings = Settings()
-    study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
     for note in study.notes():
         print(f"judgelab: note: {note}", file=sys.stderr)
     if study.type == "tone":

@@ -25,6 +25,12 @@ class StudyError(ValueError):
     """A study file is malformed; the message names the file and the field."""
 
 
+def suggest(name: str, known: list[str]) -> str:
+    """ "did you mean 'x'? " for a close match among `known`, else ""."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
 class Judge(BaseModel):
     """A litellm model string plus parameters. Only answer-affecting fields enter the call key."""
 
@@ -163,7 +169,7 @@ class Analysis(BaseModel):
     max_ensembles: int = Field(default=2000, ge=1)  # per strategy × size; seeded sample beyond
     # accuracy studies: consensus subsets and the truth designs are graded against
     near_agreement: float = Field(default=0.9, gt=0.5, le=1)  # "near" subset: ≥ this agree
-    min_designs: int = Field(default=2, ge=1)  # fewer voting designs → "ambiguous"
+    min_designs: int = Field(default=2, ge=1)  # fewer voters (consensus_votes) → "ambiguous"
     truth: Literal["reference", "consensus"] = "reference"  # reference label, else consensus
     # "model": each judge's designs first vote to that judge's majority, then judges vote (a
     # judge with two efforts does not outvote one without); "design": every design votes
@@ -208,6 +214,8 @@ class Study(BaseModel):
     scales: list[str]
     judges: list[Judge] = Field(min_length=1)
     shard_size: int = Field(default=500, ge=1)  # calls per Prefect task in the judge stage
+    # a run fails when more than this share of a judge's calls made now got no answer
+    max_failure_share: float = Field(default=0.2, ge=0, le=1)
 
     def notes(self) -> list[str]:
         """One-line warnings about a valid study that may not measure what it seems to."""
@@ -275,6 +283,8 @@ class Study(BaseModel):
 
     @model_validator(mode="after")
     def baselines_fit_task(self) -> Study:
+        if not self.baselines:  # tasks.baselines loads pandera: only when a study names one
+            return self
         from tasks.baselines import get_baseline  # a wrong name fails at load, not mid-run
 
         for name in self.baselines:
@@ -303,11 +313,9 @@ class Study(BaseModel):
         known = sorted(load_scales())
         for name in scales:
             if name not in known:
-                close = difflib.get_close_matches(name, known, n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
                 raise ValueError(
-                    f"unknown scale {name!r}: {hint}known scales are {', '.join(known)} "
-                    "(prompts/scales.toml)"
+                    f"unknown scale {name!r}: {suggest(name, known)}known scales are "
+                    f"{', '.join(known)} (prompts/scales.toml)"
                 )
         return scales
 
@@ -329,10 +337,26 @@ def _read_toml(path: Path) -> dict:
         raise StudyError(f"{path}: not valid TOML: {exc}") from None
 
 
+TABLES = ("study", "judges", "rewriter")  # the top-level tables of a study file
+# each table's model, for "did you mean" on a misspelt key
+MODELS = {
+    "study": Study,
+    "study.analysis": Analysis,
+    "study.data": RatingFile,
+    "study.qa_data": QaFile,
+    "study.texts": TextFile,
+    "study.tone": Tone,
+    "judges": Judge,
+    "rewriter": Judge,
+}
+
+
 def load_study(path: str | Path, **overrides) -> Study:
     """Parse and validate a study file; `overrides` replace top-level fields (e.g. sample_size)."""
     path = Path(path)
     raw = _read_toml(path)
+    text = path.read_text()
+    _check_tables(path, text, raw)
     doc = raw.get("study", {}) | {"judges": raw.get("judges", [])}
     if "rewriter" in raw:
         doc["rewriter"] = raw["rewriter"]
@@ -343,14 +367,67 @@ def load_study(path: str | Path, **overrides) -> Study:
     try:
         return Study.model_validate(doc)
     except ValidationError as exc:
-        text = path.read_text()
         problems = []
-        for e in exc.errors():
+        # an unknown key first: a missing field next to it is usually the same typo
+        for e in sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden"):
             line = locate(text, e["loc"])
             where = f"line {line}, " if line else ""
             msg = e["msg"].removeprefix("Value error, ")
+            if e["type"] == "extra_forbidden":
+                msg = f"unknown key; {_key_hint(e['loc'])}".rstrip("; ")
             problems.append(f"{where}{'.'.join(str(p) for p in e['loc'])}: {msg}")
         raise StudyError(f"{path}: {'; '.join(problems)}") from None
+
+
+def _check_tables(path: Path, text: str, raw: dict) -> None:
+    """Unknown top-level tables (`[rewritter]`, `[[judge]]`) and repeated judge names fail
+    here, at their own line: pydantic never sees the first, and sees the second without one."""
+    for name in raw:
+        if name not in TABLES:
+            line = _top_line(text, name)
+            where = f"line {line}, " if line else ""
+            raise StudyError(
+                f"{path}: {where}[{name}]: unknown table; {suggest(name, list(TABLES))}"
+                f"a study file has [study], [study.*], [[judges]] and [rewriter]"
+            )
+    judges = raw.get("judges", [])
+    if not isinstance(judges, list):
+        return
+    seen: set[str] = set()
+    for i, judge in enumerate(judges):
+        name = judge.get("name") if isinstance(judge, dict) else None
+        if isinstance(name, str) and name in seen:
+            raise StudyError(
+                f"{path}: line {locate(text, ('judges', i, 'name'))}, judges.{i}.name: judge "
+                f"name {name!r} is used by an earlier [[judges]] table; names must be unique"
+            )
+        seen.add(name)
+
+
+def _top_line(text: str, name: str) -> int | None:
+    """The first line defining top-level `name`: its table header (`[name]`, `[[name]]`,
+    `[name.x]`) or a `name = …` line before the first header."""
+    before_tables = True
+    for number, line in enumerate(text.splitlines(), 1):
+        if m := HEADER.match(line):
+            before_tables = False
+            if m.group(2).split(".")[0] == name:
+                return number
+        elif before_tables and re.match(rf"\s*{re.escape(name)}\s*=", line):
+            return number
+    return None
+
+
+def _key_hint(loc: tuple) -> str:
+    """ "did you mean 'x'? known keys: …" for an unknown key at `loc`."""
+    parts = [str(k) for k in loc if not isinstance(k, int)]
+    top = parts[0] in ("judges", "rewriter")
+    table = parts[0] if top else ".".join(["study", *parts[:-1]])
+    model = MODELS.get(table)
+    if model is None:
+        return ""
+    known = list(model.model_fields)
+    return f"{suggest(parts[-1], known)}known keys in [{table}]: {', '.join(known)}".strip()
 
 
 HEADER = re.compile(r"^\s*(\[\[?)\s*([\w.]+)\s*\]\]?")
@@ -358,7 +435,8 @@ HEADER = re.compile(r"^\s*(\[\[?)\s*([\w.]+)\s*\]\]?")
 
 def locate(text: str, loc: tuple) -> int | None:
     """The line of a study file a validation error points at: the key's line in its table
-    (`[study]`, `[study.analysis]`, the n-th `[[judges]]`, `[rewriter]`), else the table's."""
+    (`[study]`, `[study.analysis]`, the n-th `[[judges]]`, `[rewriter]`), else the line of a
+    sub-table the key names (`[study.analysys]`), else the table's."""
     if loc and loc[0] == "judges" and len(loc) > 1 and isinstance(loc[1], int):
         table, nth, keys = "judges", loc[1], [str(k) for k in loc[2:]]
     elif loc and loc[0] == "rewriter":
@@ -366,7 +444,7 @@ def locate(text: str, loc: tuple) -> int | None:
     else:
         parts = [str(k) for k in loc if not isinstance(k, int)]
         table, nth, keys = ".".join(["study", *parts[:-1]]), 0, parts[-1:]
-    seen, current, found = -1, None, None
+    seen, current, found, subtable = -1, None, None, None
     for number, line in enumerate(text.splitlines(), 1):
         if m := HEADER.match(line):
             current = m.group(2)
@@ -374,11 +452,13 @@ def locate(text: str, loc: tuple) -> int | None:
                 seen += 1
                 if seen == nth:
                     found = found or number
+            elif keys and current == f"{table}.{keys[0]}":
+                subtable = subtable or number
             continue
         in_table = current == table and seen == nth
         if in_table and keys and re.match(rf"\s*{re.escape(keys[0])}\s*=", line):
             return number
-    return found
+    return subtable or found
 
 
 def study_files(path: str | Path) -> list[Path]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import pandera.errors
-import pandera.polars as pa
+from typing import TYPE_CHECKING
+
 import polars as pl
+
+if TYPE_CHECKING:  # pandera loads in ~1 s: not on the path of a study check that fails
+    import pandera.polars as pa
 
 
 class TableError(ValueError):
@@ -25,6 +28,8 @@ def validate(
     max_listed: int = 20,
 ) -> pl.DataFrame:
     """Validate lazily (all problems at once); `origin` has `_file`/`_line` per row of `frame`."""
+    import pandera.errors
+
     try:
         return model.validate(frame, lazy=True)
     except pandera.errors.SchemaErrors as exc:

@@ -114,20 +114,21 @@ def judge_shard(
 ) -> dict:
     """Make this shard's missing calls; results reach the store in small atomic batches.
     `part` names the plan part (default: the study's; the tone test has two). Returns the
-    counts by status and the worker (host:pid) that made them."""
+    counts by status, the worker (host:pid) that made them, and halt records if the judge
+    was stopped on a non-retryable provider error."""
     judge = next(j for j in [*study.judges, study.rewriter] if j and j.name == judge_name)
     plan = warehouse.read_table(settings, "plan", part or study.name)
     todo = missing_calls(plan, store.done_keys(settings.store_dir), judge_name, shard, n_shards)
     worker = f"{socket.gethostname()}:{os.getpid()}"
     if todo.is_empty():
-        return {"counts": {}, "worker": worker}
+        return {"counts": {}, "worker": worker, "halts": []}
     label = f"{study.name} · {judge_name} · shard {shard + 1}/{n_shards}"
-    counts = run_shard(
+    counts, halts = run_shard(
         *(judge, todo, settings.store_dir, settings.store_batch_rows, run_id),
         label=label,
         interval=settings.progress_interval,
     )
-    return {"counts": dict(counts), "worker": worker}
+    return {"counts": dict(counts), "worker": worker, "halts": halts}
 
 
 def _sampled_items(study: Study, settings: Settings) -> pl.DataFrame:

@@ -3,6 +3,10 @@
 Answers scale-aware `{"score": …}` JSON after a configurable latency and injects faults at
 configurable rates: 429 with Retry-After, 500, a hang past the client's timeout, malformed
 JSON, an out-of-range score. A message containing PERMANENT_FAILURE always gets a 500.
+`--refuse MODEL=STATUS,...` answers every request for MODEL (`*`: any) with that status
+(401 bad key, 403 no permission, 404 unknown model, 400 invalid request), as providers do.
+`--fail-share S` answers a fixed share S of distinct requests (chosen by their hash) with a
+500 every time, so those calls fail after all retries.
 Every request is logged as one JSON line (time, hash of the messages, outcome), so tests
 can check which calls reached the provider and how often.
 
@@ -28,6 +32,18 @@ from aiohttp import web
 
 PERMANENT_MARKER = "PERMANENT_FAILURE"
 FAULTS = ("rate_limited", "server_error", "hang", "garbage", "out_of_range")
+REFUSALS = {
+    400: ("invalid_request_error", "Invalid request: unsupported parameter"),
+    401: ("invalid_request_error", "Incorrect API key provided"),
+    403: ("permission_error", "Your key does not have access to this model"),
+    404: ("not_found_error", "The model does not exist or you do not have access to it"),
+}
+
+
+def parse_refuse(text: str) -> dict[str, int]:
+    """'mock-b=401,*=403' → {'mock-b': 401, '*': 403}."""
+    pairs = [p.split("=", 1) for p in text.split(",") if p.strip()]
+    return {model.strip(): int(status) for model, status in pairs}
 
 
 def messages_hash(messages: list[dict]) -> str:
@@ -55,8 +71,12 @@ class MockProvider:
         seed: int,
         log: Path | None,
         retry_after: float,
+        refuse: dict[str, int] | None = None,
+        fail_share: float = 0.0,
     ) -> None:
         self.latency, self.fault_rate, self.hang = latency, fault_rate, hang
+        self.refuse = refuse or {}
+        self.fail_share = fail_share
         self.retry_after = retry_after
         self.rng = random.Random(seed)
         self.log = log.open("a", buffering=1) if log else None
@@ -70,7 +90,18 @@ class MockProvider:
         body = await request.json()
         messages = body.get("messages", [])
         digest = messages_hash(messages)
-        if any(PERMANENT_MARKER in str(m.get("content", "")) for m in messages):
+        model = body.get("model", "")
+        refused = self.refuse.get(model, self.refuse.get("*"))
+        if refused is not None:
+            self._record(digest, f"refused_{refused}", model)
+            kind, message = REFUSALS.get(refused, ("error", "refused"))
+            return web.json_response(
+                {"error": {"message": message, "type": kind, "code": str(refused)}},
+                status=refused,
+            )
+        if any(PERMANENT_MARKER in str(m.get("content", "")) for m in messages) or (
+            int(digest[8:16], 16) / 16**8 < self.fail_share
+        ):
             outcome = "permanent_failure"
         elif self.rng.random() < self.fault_rate:
             outcome = self.rng.choice(FAULTS)
@@ -128,6 +159,8 @@ async def serve(args: argparse.Namespace) -> None:
         args.seed,
         Path(args.log) if args.log else None,
         args.retry_after,
+        parse_refuse(args.refuse),
+        args.fail_share,
     )
     app = web.Application(client_max_size=16 * 1024**2)
     app.router.add_post("/v1/chat/completions", provider.chat)
@@ -149,12 +182,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hang", type=float, default=30.0, help="seconds a hanging request waits")
     p.add_argument("--retry-after", type=float, default=0.2, help="Retry-After on 429s")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--fail-share", type=float, default=0.0, help="share of requests: 500")
+    p.add_argument("--refuse", default="", help="MODEL=STATUS,...: always that status (* any)")
     p.add_argument("--log", help="append one JSON line per request here")
     asyncio.run(serve(p.parse_args(argv)))
 
 
 @contextlib.contextmanager
-def running(log: Path | None = None, **options: float) -> Iterator[str]:
+def running(log: Path | None = None, **options: float | str) -> Iterator[str]:
     """Start the mock in its own process; yield its base URL (`…/v1`); stop it afterwards."""
     cmd = [sys.executable, "-m", "judgelab.testing.mock_provider"]
     for name, value in options.items():

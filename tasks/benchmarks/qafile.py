@@ -21,7 +21,6 @@ from pathlib import Path
 import polars as pl
 
 from judgelab.study import QaFile
-from schemas.qa_items import QaItems
 from schemas.validate import TableError, validate
 from tasks.benchmarks.qa import qa_text
 from tasks.benchmarks.ratingfile import Problems, blank, read_table, repeats, show
@@ -52,6 +51,11 @@ def _label() -> pl.Expr:
 
 def load(spec: QaFile) -> pl.DataFrame:
     """Read, check and shape a question–answer file; raises TableError listing every problem."""
+    return shape(read_checked(spec), _roles(spec), Path(spec.path).stem)
+
+
+def read_checked(spec: QaFile) -> pl.DataFrame:
+    """The file's rows by role, every row checked; nothing is written (the check at load)."""
     path = Path(spec.path)
     roles = _roles(spec)
     raw, problems = read_table(path, list(dict.fromkeys(roles.values())))
@@ -62,7 +66,12 @@ def load(spec: QaFile) -> pl.DataFrame:
     if problems.total:
         listed = "\n  ".join(problems.lines)
         raise TableError(f"{path}: {problems.total} problem(s)\n  {listed}")
-    return shape(frame, roles, path.stem)
+    return frame
+
+
+def labelled(frame: pl.DataFrame) -> int:
+    """How many checked rows carry a reference label."""
+    return frame.filter(~blank("reference")).height if "reference" in frame.columns else 0
 
 
 def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Problems) -> None:
@@ -108,6 +117,8 @@ def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Probl
 
 def shape(frame: pl.DataFrame, roles: dict[str, str], stem: str) -> pl.DataFrame:
     """Checked rows → `qa_items`."""
+    from schemas.qa_items import QaItems  # pandera: only once the file has passed its checks
+
     frame = frame.with_columns(pl.col("question", "answer").str.strip_chars())
     ids = pl.col("id").str.strip_chars() if "id" in roles else pl.col("_row").cast(pl.String)
     first_row = pl.col("_row").min().over("question").cast(pl.String)

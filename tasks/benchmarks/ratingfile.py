@@ -27,8 +27,6 @@ from pathlib import Path
 import polars as pl
 
 from judgelab.study import RatingFile
-from schemas.items import Items
-from schemas.ratings import Ratings
 from schemas.validate import TableError, validate
 
 DELIMITED = {".csv": ",", ".tsv": "\t"}
@@ -39,6 +37,11 @@ MAX_LISTED = 20  # problems shown per kind; the rest are counted
 
 def load(spec: RatingFile) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read, check and shape a rating file; raises TableError listing every problem found."""
+    return shape(read_checked(spec), spec, Path(spec.path).stem)
+
+
+def read_checked(spec: RatingFile) -> pl.DataFrame:
+    """The file's rows by role, every row checked; nothing is written (the check at load)."""
     path = Path(spec.path)
     roles = _roles(spec)
     raw, problems = read_table(path, list(dict.fromkeys(roles.values())))
@@ -48,7 +51,7 @@ def load(spec: RatingFile) -> tuple[pl.DataFrame, pl.DataFrame]:
     if problems.total:
         listed = "\n  ".join(problems.lines)
         raise TableError(f"{path}: {problems.total} problem(s)\n  {listed}")
-    return shape(frame, spec, path.stem)
+    return frame
 
 
 def _roles(spec: RatingFile) -> dict[str, str]:
@@ -330,6 +333,9 @@ def check_items(frame: pl.DataFrame, spec: RatingFile, problems: Problems) -> No
 
 def shape(frame: pl.DataFrame, spec: RatingFile, stem: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Checked rows → (`items`, `ratings`) on the task's direction of the human scale."""
+    from schemas.items import Items  # pandera: only once the file has passed its checks
+    from schemas.ratings import Ratings
+
     lo, hi = spec.scale_min, spec.scale_max
     value = _number("value")
     if spec.direction == "descending":

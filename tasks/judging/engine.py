@@ -4,6 +4,9 @@ Transport failures (429, 5xx, timeouts, connection errors) are retried with expo
 backoff and jitter, honouring Retry-After; after `max_attempts` the call is stored as
 `error` (and retried on the next run). An unparseable or out-of-range answer is re-asked
 up to `max_reasks` times with a short correction; every answer is kept in `answers`.
+A non-retryable provider error (401, 403, 404, invalid 400) stops the judge after
+`halt_after` identical ones in a row; its untried calls are not stored (see failures.py).
+Until a request ends otherwise, calls go one at a time, so a bad key costs `halt_after` requests.
 Results reach the store in small atomic batches, so a crash loses at most one batch.
 """
 
@@ -23,6 +26,7 @@ from datetime import UTC, datetime
 import litellm
 
 from judgelab.study import Judge
+from tasks.judging.failures import fatal_status
 from tasks.judging.limits import AimdLimiter, TokenBucket
 from tasks.judging.parse import ERROR, OK, parse_score
 from tasks.judging.scales import Scale
@@ -129,7 +133,13 @@ def _redact(text: str, secret: str | None) -> str:
 class Engine:
     """Runs one judge's calls with shared flow control (one instance per process and judge)."""
 
-    def __init__(self, judge: Judge, run_id: str, rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        judge: Judge,
+        run_id: str,
+        rng: random.Random | None = None,
+        halt_after: int = 3,
+    ) -> None:
         self.judge = judge
         self.run_id = run_id
         self.key = api_key(judge)
@@ -137,6 +147,30 @@ class Engine:
         self.rpm = TokenBucket(judge.rpm) if judge.rpm else None
         self.tpm = TokenBucket(judge.tpm) if judge.tpm else None
         self.rng = rng or random.Random()
+        self.halt_after = halt_after
+        # a request ended other than non-retryably (an answer, a 429, a timeout): the key,
+        # model and parameters are not refused, so calls stop going one at a time
+        self.open = False
+        self.first_call = asyncio.Lock()  # held by the one call in flight until then
+        self.streak: tuple[tuple[int, str], int] | None = None  # same fatal error in a row
+        self.halt: dict | None = None  # why this judge stopped (status, error, count, ...)
+
+    def _fatal(self, status: int, exc: Exception, message: str) -> None:
+        """Count a non-retryable error; `halt_after` identical ones in a row stop the judge."""
+        kind = (status, type(exc).__name__)
+        n = self.streak[1] + 1 if self.streak and self.streak[0] == kind else 1
+        self.streak = (kind, n)
+        if self.halt is not None:
+            if (self.halt["status"], self.halt["error"]) == kind:
+                self.halt["count"] += 1
+        elif n >= self.halt_after:
+            self.halt = {
+                "status": status,
+                "error": kind[1],
+                "message": message,
+                "count": n,
+                "skipped": 0,
+            }
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -168,15 +202,23 @@ class Engine:
             try:
                 resp = await self._send(messages, params)
                 self.limiter.on_success()
+                self.open, self.streak = True, None
                 return resp, None, attempt
             except RETRYABLE as exc:
+                self.open = True
                 error = _redact(f"{type(exc).__name__}: {exc}", self.key)[:1000]
                 if isinstance(exc, litellm.RateLimitError):
                     self.limiter.on_throttle()
                 if attempt < self.judge.max_attempts:
                     await asyncio.sleep(self._backoff(attempt, _retry_after(exc)))
             except Exception as exc:  # bad request, auth, unsupported parameter: not retryable
-                return None, _redact(f"{type(exc).__name__}: {exc}", self.key)[:1000], attempt
+                error = _redact(f"{type(exc).__name__}: {exc}", self.key)[:1000]
+                status = fatal_status(exc)
+                if status is not None:
+                    self._fatal(status, exc, error)
+                else:
+                    self.open = True
+                return None, error, attempt
         return None, error, self.judge.max_attempts
 
     async def judge_one(self, call: Call) -> dict:
@@ -231,15 +273,29 @@ class Engine:
         pending = iter(calls)
         buffer: list[dict] = []
         counts: Counter = Counter()
+        skipped: list[str] = []
 
         def drain() -> None:
             if buffer:
                 flush(list(buffer))
                 buffer.clear()
 
+        async def one(call: Call) -> dict | None:
+            if self.open:
+                return await self.judge_one(call)
+            async with self.first_call:  # one at a time while every request was refused
+                if self.halt is not None:
+                    return None
+                if not self.open:
+                    return await self.judge_one(call)
+            return await self.judge_one(call)
+
         async def worker() -> None:
             for call in pending:  # a shared iterator: each call is taken by one worker
-                row = await self.judge_one(call)
+                row = None if self.halt is not None else await one(call)
+                if row is None:  # stopped: the call is not sent and not stored
+                    skipped.append(call.key)
+                    continue
                 buffer.append(row)
                 counts[row["status"]] += 1
                 if on_done is not None:
@@ -262,4 +318,6 @@ class Engine:
             await asyncio.gather(*(worker() for _ in range(n_workers)))
         finally:
             drain()
+            if self.halt is not None:
+                self.halt["skipped"] = len(skipped)
         return counts

@@ -3,6 +3,8 @@
 One process tops out near its CPU budget per call (litellm costs ~3 ms CPU a call here),
 so a judge with `processes > 1` splits its calls and its concurrency across that many
 engine processes. Each writes its own part files; keys are disjoint, so nothing is sent twice.
+A shard reports its counts by status and, if its engine stopped on a non-retryable provider
+error, why (one halt record per engine process).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def _run_slice(
     run_id: str,
     label: str = "",
     interval: float = 30.0,
-) -> dict[str, int]:
+) -> tuple[dict[str, int], dict | None]:
     providers.register()
     providers.warm_up(judge.model)
     scales = load_scales()
@@ -50,8 +52,10 @@ def _run_slice(
         store.write_part(store_dir, store.rows_to_frame(batch))
 
     progress = Progress(label or judge.name, len(calls), interval)
+    engine = Engine(judge, run_id)
     try:
-        return dict(asyncio.run(Engine(judge, run_id).run(calls, flush, batch_rows, progress.add)))
+        counts = asyncio.run(engine.run(calls, flush, batch_rows, progress.add))
+        return dict(counts), engine.halt
     finally:
         progress.close()
 
@@ -64,16 +68,19 @@ def run_shard(
     run_id: str,
     label: str = "",
     interval: float = 30.0,
-) -> Counter:
-    """Make the calls in `todo` (plan rows); returns counts by final status. Progress lines
-    are labelled `label`."""
+) -> tuple[Counter, list[dict]]:
+    """Make the calls in `todo` (plan rows); returns counts by final status and the halt
+    records of engines that stopped on a non-retryable error. Progress lines are labelled
+    `label`."""
     rows = todo.select("key", "messages", "params", "scale").to_dicts()
     # llama.cpp in-process is one model instance: local judges always use one process.
     n = 1 if judge.model.startswith("local/") else min(judge.processes, len(rows))
     if n <= 1:
-        return Counter(_run_slice(judge, rows, store_dir, batch_rows, run_id, label, interval))
+        counts, halt = _run_slice(judge, rows, store_dir, batch_rows, run_id, label, interval)
+        return Counter(counts), [halt] if halt else []
     part = judge.model_copy(update={"concurrency": math.ceil(judge.concurrency / n)})
     counts: Counter = Counter()
+    halts: list[dict] = []
     with ProcessPoolExecutor(n, mp_context=mp.get_context("spawn")) as pool:
         futures = [
             pool.submit(
@@ -85,5 +92,7 @@ def run_shard(
             for i in range(n)
         ]
         for f in futures:
-            counts.update(f.result())
-    return counts
+            part_counts, halt = f.result()
+            counts.update(part_counts)
+            halts += [halt] if halt else []
+    return counts, halts

@@ -7,12 +7,17 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import litellm
+import polars as pl
+import pytest
+
 from judgelab.study import Judge
 from judgelab.testing import mock_provider
-from tasks.judging import providers, store
+from tasks.judging import failures, providers, store
 from tasks.judging.engine import Call, Engine
-from tasks.judging.keys import call_key, request_params
+from tasks.judging.keys import call_key, canonical_json, request_params
 from tasks.judging.scales import load_scales
+from tasks.judging.shard import run_shard
 
 SECRET = "sk-mock-0123456789abcdefghijklmnopqrstuvwxyz"
 SCALE = load_scales()["likert7"]
@@ -114,3 +119,97 @@ def test_bad_answers_are_reasked_then_kept_raw(tmp_path: Path, monkeypatch) -> N
     for r in parse_failed.iter_rows(named=True):
         answers = json.loads(r["answers"])
         assert len(answers) == 3 and r["raw"] == answers[-1] and r["score"] is None
+
+
+def _engine_run(judge: Judge, calls: list[Call], store_dir: Path) -> tuple[Counter, Engine]:
+    providers.register()
+    flush = lambda rows: store.write_part(store_dir, store.rows_to_frame(rows))  # noqa: E731
+    engine = Engine(judge, "run-mock")
+    return asyncio.run(engine.run(calls, flush, batch_rows=5)), engine
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "fix"),
+    [
+        (401, "AuthenticationError", "$MOCK_JUDGE_KEY"),
+        (403, "APIError", "permissions"),  # litellm: openai/ 403 → APIError
+        (404, "NotFoundError", "model name"),
+        (400, "BadRequestError", "parameters"),
+    ],
+)
+def test_non_retryable_error_stops_the_judge_after_three(
+    tmp_path: Path, monkeypatch, status: int, error: str, fix: str
+) -> None:
+    """A refused key/model/request costs three requests, not one per call; the untried calls
+    are not stored (a rerun after the fix makes them) and nothing becomes a score."""
+    monkeypatch.setenv("MOCK_JUDGE_KEY", SECRET)
+    log = tmp_path / "requests.jsonl"
+    with mock_provider.running(log, latency=0.01, refuse=f"mock-judge={status}") as url:
+        judge = _judge(url)
+        calls = _calls(judge, [f"text {i}" for i in range(30)])
+        counts, engine = _engine_run(judge, calls, tmp_path / "store")
+    requests = mock_provider.read_log(log)
+    assert len(requests) == 3 and {r["outcome"] for r in requests} == {f"refused_{status}"}
+    assert counts == {"error": 3}
+    rows = store.read_store(tmp_path / "store")
+    assert rows.height == 3 and rows["score"].is_null().all()
+    assert store.done_keys(tmp_path / "store").is_empty()  # all 30 stay missing
+    halt = engine.halt
+    assert (halt["status"], halt["error"], halt["count"], halt["skipped"]) == (status, error, 3, 27)
+    line = failures.halt_line(judge, halt)
+    assert "'mock'" in line and str(status) in line and fix in line and "\n" not in line
+    assert SECRET not in line
+
+
+def test_sporadic_bad_request_does_not_stop_the_judge(tmp_path: Path, monkeypatch) -> None:
+    """Answers between refusals reset the count: only identical failures in a row stop."""
+    monkeypatch.setenv("MOCK_JUDGE_KEY", SECRET)
+    engine = Engine(_judge("http://unused"), "run-mock")
+    exc = litellm.BadRequestError("bad", model="m", llm_provider="openai")
+    for _ in range(5):
+        engine._fatal(400, exc, "bad")
+        engine.open, engine.streak = True, None  # an answer in between
+    assert engine.halt is None
+    for _ in range(3):
+        engine._fatal(400, exc, "bad")
+    assert engine.halt is not None and engine.halt["count"] == 3
+    # a per-call 400 (one item too long) is not a judge failure at all
+    too_long = litellm.ContextWindowExceededError("long", model="m", llm_provider="openai")
+    assert failures.fatal_status(too_long) is None
+    assert failures.fatal_status(exc) == 400
+
+
+def test_each_engine_process_stops_and_reports(tmp_path: Path, monkeypatch) -> None:
+    """A judge spread over two processes: each stops after three refusals; the shard reports
+    both halts, and together they make one failure line for the judge."""
+    monkeypatch.setenv("MOCK_JUDGE_KEY", SECRET)
+    log = tmp_path / "requests.jsonl"
+    with mock_provider.running(log, latency=0.01, refuse="*=404") as url:
+        judge = _judge(url, processes=2)
+        todo = pl.DataFrame(
+            {
+                "key": c.key,
+                "messages": canonical_json(c.messages),
+                "params": canonical_json(c.params),
+                "scale": SCALE.name,
+            }
+            for c in _calls(judge, [f"text {i}" for i in range(20)])
+        )
+        counts, halts = run_shard(judge, todo, tmp_path / "store", 5, "run-mock")
+    assert len(mock_provider.read_log(log)) == 6 and counts == {"error": 6}
+    assert [(h["status"], h["count"]) for h in halts] == [(404, 3), (404, 3)]
+    assert sum(h["skipped"] for h in halts) == 14
+    (failure,) = failures.judge_failures("s", {"mock": judge}, {}, {"mock": halts}, 0.2)
+    assert "404" in failure.line and "6 calls failed" in failure.line
+    assert "14 calls not sent" in failure.line and "model name" in failure.line
+
+
+def test_failure_share_is_of_calls_made_now() -> None:
+    judge = Judge(name="j", model="openai/x")
+    made = {"j": {"ok": 8, "error": 2}}  # 20%: not more than the share
+    assert failures.judge_failures("s", {"j": judge}, made, {}, 0.2) == []
+    made = {"j": {"ok": 7, "unparseable": 1, "error": 3}}  # 27%
+    (failure,) = failures.judge_failures("s", {"j": judge}, made, {}, 0.2)
+    assert "3 of 11 calls failed" in failure.line and "'j'" in failure.line
+    assert failures.judge_failures("s", {"j": judge}, made, {}, 0.5) == []
+    assert failures.judge_failures("s", {"j": judge}, {}, {}, 0.0) == []  # nothing made

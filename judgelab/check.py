@@ -1,0 +1,89 @@
+"""The checks of a study that need its files (prompt templates, the user's data file) but no
+network and no Prefect: run at load, so a mistake costs seconds, before anything is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judgelab.study import Study, StudyError, locate, suggest
+from schemas.validate import TableError
+
+
+def check_study(path: str | Path, study: Study) -> None:
+    """Raise StudyError (study file, with its line) or TableError (data file, with its line,
+    row and column) on the first kind of problem found; every message is one line."""
+    path = Path(path)
+    text = path.read_text()
+    check_prompts(path, text, study)
+    check_truth(path, text, study)
+    check_data(study)
+
+
+def check_prompts(path: Path, text: str, study: Study, root: Path | None = None) -> None:
+    """The task is a folder of prompts/ and each level has a template of the study's version."""
+    from tasks.judging.prompts import PROMPTS_DIR
+
+    root = root or PROMPTS_DIR
+    tasks = sorted(p.parent.name for p in root.glob("*/task.toml"))
+    if study.task not in tasks:
+        raise StudyError(
+            f"{path}: line {locate(text, ('task',))}, task: unknown task {study.task!r}: "
+            f"{suggest(study.task, tasks)}known tasks are {', '.join(tasks)} (folders of {root})"
+        )
+    folder = root / study.task
+    templates = [p.name.removesuffix(".txt").rsplit(".", 1) for p in folder.glob("*.*.txt")]
+    versions: dict[str, list[str]] = {}
+    for level, version in templates:
+        versions.setdefault(level, []).append(version)
+    levels = sorted(versions)
+    for level in study.prompt_levels:
+        if level not in versions:
+            raise StudyError(
+                f"{path}: line {locate(text, ('prompt_levels',))}, prompt_levels: unknown "
+                f"prompt level {level!r} for task {study.task!r}: {suggest(level, levels)}"
+                f"levels are {', '.join(levels)} ({folder})"
+            )
+        if study.prompt_version not in versions[level]:
+            raise StudyError(
+                f"{path}: line {locate(text, ('prompt_version',))}, prompt_version: no template "
+                f"{folder / f'{level}.{study.prompt_version}.txt'}; versions of {level!r}: "
+                f"{', '.join(sorted(versions[level]))}"
+            )
+
+
+def check_truth(path: Path, text: str, study: Study) -> None:
+    """`truth = "reference"` grades designs against labels: a QA file must name its column."""
+    spec = study.qa_data
+    if spec is None or study.analysis.truth != "reference" or spec.reference_column:
+        return
+    raise StudyError(
+        f'{path}: line {locate(text, ("qa_data",))}, qa_data: truth = "reference" grades '
+        "against reference labels and this file has none: set reference_column, or "
+        'truth = "consensus" in [study.analysis]'
+    )
+
+
+def check_data(study: Study) -> None:
+    """The user's data file read and checked row by row through its loader (nothing written)."""
+    try:
+        if study.data is not None:
+            from tasks.benchmarks import ratingfile
+
+            ratingfile.read_checked(study.data)
+        elif study.qa_data is not None:
+            from tasks.benchmarks import qafile
+
+            frame = qafile.read_checked(study.qa_data)
+            spec = study.qa_data
+            if study.analysis.truth == "reference" and not qafile.labelled(frame):
+                raise TableError(
+                    f"{spec.path}, column {spec.reference_column!r}: no row holds a reference "
+                    'label, and truth = "reference" grades against them'
+                )
+        elif study.texts is not None:
+            from tasks.tone.texts import load_text_file
+
+            t = study.texts
+            load_text_file(t.path, t.id_column, t.text_column, t.score_column, t.domain_column)
+    except TableError as exc:
+        raise TableError("; ".join(line.strip() for line in str(exc).splitlines())) from None
