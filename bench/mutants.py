@@ -31,15 +31,15 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "cuts: above as >=",
         "tasks/cuts.py",
-        "return x > cut + TOLERANCE\n\n\ndef above_expr",
-        "return x >= cut + TOLERANCE\n\n\ndef above_expr",
+        "else x > cut + TOLERANCE\n\n\ndef at_least(",
+        "else x >= cut + TOLERANCE\n\n\ndef at_least(",
         ["tests/test_cuts.py", "tests/test_equivalence.py"],
     ),
     (
         "cuts: below as <=",
         "tasks/cuts.py",
-        "return x < cut - TOLERANCE\n\n\ndef below_expr",
-        "return x <= cut - TOLERANCE\n\n\ndef below_expr",
+        "else x < cut - TOLERANCE\n\n\ndef above_expr",
+        "else x <= cut - TOLERANCE\n\n\ndef above_expr",
         ["tests/test_cuts.py", "tests/test_verdict_impact.py"],
     ),
     (

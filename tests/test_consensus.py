@@ -203,3 +203,14 @@ def test_repeat_sd_per_item() -> None:
         None,  # one ok repeat
         0.0,
     ]
+
+
+def test_judges_vote_by_default() -> None:
+    """A judge run at two efforts must not outvote one run at one unless the study asks."""
+    import inspect
+
+    from judgelab.study import Analysis
+    from tasks.consensus import consensus
+
+    assert Analysis().consensus_votes == "model"
+    assert inspect.signature(consensus).parameters["votes"].default == "model"

@@ -115,3 +115,18 @@ def test_sig_label_macro_says_yes_no_or_nothing() -> None:
         " (null)) t(p)"
     ).fetchall()
     assert [r[0] for r in got] == ["yes", "no", "no", "yes", None]
+
+
+def test_a_value_exactly_one_tolerance_away_is_still_on_the_cut() -> None:
+    """The tolerance band is closed: cut ± TOLERANCE itself counts as on the cut."""
+    import duckdb
+
+    from tasks import cuts
+
+    assert cuts.above(0.2 + cuts.TOLERANCE, 0.2) is False
+    assert cuts.below(0.05 - cuts.TOLERANCE, 0.05) is False
+    assert cuts.above(0.2 + 2 * cuts.TOLERANCE, 0.2) is True
+    con = duckdb.connect()
+    con.execute(cuts.macro_sql())
+    row = con.sql(f"select above({0.2 + cuts.TOLERANCE!r}, 0.2)").fetchall()
+    assert row == [(False,)]

@@ -564,3 +564,13 @@ def test_impact_and_tests_views(settings: Settings) -> None:
         ("chi2_independence", "prompt_level", 2, 32, round(prompt, 3), 1.0, "no", "no", "no", "no"),
         ("cochran_q", "design", 4, 8, 13.105, 3.0, "yes", "yes", "yes", None),  # 249 / 19
     ]
+
+
+@pytest.mark.parametrize(
+    ("p", "sig"), [(0.05, False), (0.05 - 1e-12, False), (0.0499, True), (None, None)]
+)
+def test_verdict_test_rows_call_p_on_the_cut_not_significant(p, sig) -> None:
+    from tasks.verdict_impact import _test_row
+
+    row = _test_row("s", "chi2_independence", "model", 2, 10, (3.8, 1.0, p, 0.2))
+    assert row["sig"] is sig
