@@ -127,6 +127,13 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/judging/test_golden_keys.py"],
     ),
     (
+        "consensus: repeat sd needs 2 repeats",
+        "tasks/consensus.py",
+        'pl.when(pl.col("n_ok") >= 2).then(pl.col("repeat_sd"))',
+        'pl.when(pl.col("n_ok") >= 3).then(pl.col("repeat_sd"))',
+        ["tests/test_consensus.py", "tests/test_accuracy.py"],
+    ),
+    (
         "consensus: near as >",
         "tasks/consensus.py",
         ".when(enough & at_least_expr(agreement, near))",
@@ -146,13 +153,6 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         'consensus_votes: Literal["model", "design"] = "model"',
         'consensus_votes: Literal["model", "design"] = "design"',
         ["tests/test_consensus.py", "tests/test_study_notes.py", "tests/test_accuracy.py"],
-    ),
-    (
-        "accuracy: repeat sd over single repeats too",
-        "tasks/accuracy.py",
-        'c("repeat_sd").filter(c("n_ok") >= 2).mean()',
-        'c("repeat_sd").mean()',
-        ["tests/test_accuracy.py"],
     ),
     (
         "accuracy: leniency denominator",

@@ -86,7 +86,7 @@ def accuracy_metrics(
         c("n_parse_fail").sum().cast(pl.Int64),
         n(c("truth_source") == "reference").alias("n_ref"),
         n(c("n_ok") >= 2).alias("n_repeated"),
-        c("repeat_sd").filter(c("n_ok") >= 2).mean().alias("repeat_sd"),
+        c("repeat_sd").mean().alias("repeat_sd"),
     )
     count_cols = [name for name in counts.columns if name not in [*keys, "repeat_sd"]]
     out = (
