@@ -7,7 +7,8 @@ up to `max_reasks` times with a short correction; every answer is kept in `answe
 A non-retryable provider error (401, 403, 404, invalid 400) stops the judge after
 `halt_after` identical ones in a row; its untried calls are not stored (see failures.py).
 Until a request ends otherwise, calls go one at a time, so a bad key costs `halt_after` requests.
-Results reach the store in small atomic batches, so a crash loses at most one batch.
+Each finished call is handed to `record` (the journal) before its worker takes the next call,
+so a crash loses only the calls in flight.
 """
 
 from __future__ import annotations
@@ -264,21 +265,14 @@ class Engine:
     async def run(
         self,
         calls: list[Call],
-        flush: Callable[[list[dict]], object],
-        batch_rows: int = 50,
+        record: Callable[[dict], object],
         on_done: Callable[[str], object] | None = None,
     ) -> Counter:
-        """Run `calls`; `flush` gets batches of finished rows (the rest on exit, even on error);
-        `on_done` gets each finished call's status (progress)."""
+        """Run `calls`; `record` gets each finished row (and must make it durable) before that
+        worker takes another call; `on_done` gets each finished call's status (progress)."""
         pending = iter(calls)
-        buffer: list[dict] = []
         counts: Counter = Counter()
         skipped: list[str] = []
-
-        def drain() -> None:
-            if buffer:
-                flush(list(buffer))
-                buffer.clear()
 
         async def one(call: Call) -> dict | None:
             if self.open:
@@ -296,15 +290,10 @@ class Engine:
                 if row is None:  # stopped: the call is not sent and not stored
                     skipped.append(call.key)
                     continue
-                buffer.append(row)
+                record(row)
                 counts[row["status"]] += 1
                 if on_done is not None:
                     on_done(row["status"])
-                if len(buffer) >= batch_rows:
-                    batch = list(buffer)
-                    buffer.clear()
-                    # validate + write off the event loop, so calls in flight keep moving
-                    await asyncio.to_thread(flush, batch)
 
         # More workers than the ceiling: the limiter, not the worker count, bounds requests,
         # and workers sleeping in backoff do not hold a slot.
@@ -317,7 +306,6 @@ class Engine:
         try:
             await asyncio.gather(*(worker() for _ in range(n_workers)))
         finally:
-            drain()
             if self.halt is not None:
                 self.halt["skipped"] = len(skipped)
         return counts

@@ -85,6 +85,13 @@ class Progress:
             self.last_ui = now
             self._update_ui()
 
+    def made_elsewhere(self, n: int) -> None:
+        """`n` planned calls were made by another run meanwhile: they leave this count."""
+        self.planned -= n
+        if self.bar is not None:
+            self.bar.total = self.planned
+            self.bar.refresh()
+
     def _update_ui(self) -> None:
         from prefect.artifacts import update_progress_artifact
 

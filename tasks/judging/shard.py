@@ -2,7 +2,9 @@
 
 One process tops out near its CPU budget per call (litellm costs ~3 ms CPU a call here),
 so a judge with `processes > 1` splits its calls and its concurrency across that many
-engine processes. Each writes its own part files; keys are disjoint, so nothing is sent twice.
+engine processes. Every finished call is committed to the journal at once and compacted into
+Parquet parts in the background; a shard claims its keys first (claims.py), so two runs that
+plan the same calls — two studies, two workers — make each call once.
 A shard reports its counts by status and, if its engine stopped on a non-retryable provider
 error, why (one halt record per engine process).
 """
@@ -11,19 +13,83 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 import multiprocessing as mp
+import threading
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import polars as pl
 
 from judgelab.study import Judge
-from tasks.judging import providers, store
+from tasks.judging import claims, journal, providers, store
 from tasks.judging.engine import Call, Engine
 from tasks.judging.progress import Progress
 from tasks.judging.scales import load_scales
+
+log = logging.getLogger("judgelab.progress")  # printed by the CLI, like progress lines
+
+
+class Compactor:
+    """Moves the journal into Parquet parts in a background thread every `every` rows, so
+    readers of the store (SQL views) see a running study advance; and once more at the end."""
+
+    def __init__(self, store_dir: Path, every: int) -> None:
+        self.store_dir, self.every, self.rows = store_dir, max(1, every), 0
+        self.thread: threading.Thread | None = None
+
+    def tick(self) -> None:
+        self.rows += 1
+        busy = self.thread is not None and self.thread.is_alive()
+        if self.rows >= self.every and not busy:
+            self.rows = 0
+            self.thread = threading.Thread(
+                target=store.compact_journal, args=(self.store_dir, False), daemon=True
+            )
+            self.thread.start()
+
+    def close(self) -> None:
+        if self.thread is not None:
+            self.thread.join()
+        store.compact_journal(self.store_dir)
+
+
+async def _claim_and_run(
+    engine: Engine,
+    calls: dict[str, Call],
+    lease: claims.Lease,
+    store_dir: Path,
+    record: Callable[[dict], object],
+    progress: Progress,
+    poll_s: float,
+) -> Counter:
+    """Make the calls this process can claim; wait for the ones another live run holds until
+    they are done there (then skip them) or released unmade (then make them here)."""
+    counts: Counter = Counter()
+    remaining, waiting_said = list(calls), False
+    while remaining and engine.halt is None:
+        mine = lease.claim(remaining)
+        if mine:
+            done = set(store.done_keys(store_dir)["key"])  # made by another run meanwhile
+            progress.made_elsewhere(len(mine & done))
+            todo = [calls[k] for k in remaining if k in mine and k not in done]
+            counts += await engine.run(todo, record, progress.add)
+        remaining = [k for k in remaining if k not in mine]
+        if remaining:
+            if not waiting_said:
+                held = "; ".join(f"{n} by {who}" for who, n in lease.holders(remaining).items())
+                log.warning(
+                    "%s: waiting for %d calls another run is making (%s)",
+                    progress.label,
+                    len(remaining),
+                    held or "just released",
+                )
+                waiting_said = True
+            await asyncio.sleep(poll_s)
+    return counts
 
 
 def _run_slice(
@@ -34,29 +100,40 @@ def _run_slice(
     run_id: str,
     label: str = "",
     interval: float = 30.0,
+    sync: journal.Sync = "normal",
+    poll_s: float = 1.0,
 ) -> tuple[dict[str, int], dict | None]:
     providers.register()
     providers.warm_up(judge.model)
     scales = load_scales()
-    calls = [
-        Call(
+    calls = {
+        r["key"]: Call(
             key=r["key"],
             messages=json.loads(r["messages"]),
             params=json.loads(r["params"]),
             scale=scales[r["scale"]],
         )
         for r in rows
-    ]
-
-    def flush(batch: list[dict]) -> None:
-        store.write_part(store_dir, store.rows_to_frame(batch))
-
-    progress = Progress(label or judge.name, len(calls), interval)
+    }
+    label = label or judge.name
+    progress = Progress(label, len(calls), interval)
     engine = Engine(judge, run_id)
+    book = journal.Journal(store_dir, sync)
+    compactor = Compactor(store_dir, batch_rows)
+
+    def record(row: dict) -> None:
+        book.append(row)  # committed before this worker takes its next call
+        compactor.tick()
+
     try:
-        counts = asyncio.run(engine.run(calls, flush, batch_rows, progress.add))
+        with claims.Lease(store_dir, claims.Owner(label)) as lease:
+            counts = asyncio.run(
+                _claim_and_run(engine, calls, lease, store_dir, record, progress, poll_s)
+            )
         return dict(counts), engine.halt
     finally:
+        compactor.close()
+        book.close()
         progress.close()
 
 

@@ -1,7 +1,9 @@
-"""The judgment store: append-only Parquet part files, each written atomically."""
+"""The judgment store: append-only Parquet part files, each written atomically, fed by the
+journal (journal.py) that holds each call from the moment it finishes."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import uuid
 from datetime import UTC, datetime
@@ -11,6 +13,7 @@ import polars as pl
 
 from schemas.judgments import Judgments
 from schemas.validate import validate
+from tasks.judging import journal
 from tasks.judging.parse import ERROR
 
 SCHEMA = {name: col.dtype.type for name, col in Judgments.to_schema().columns.items()}
@@ -35,15 +38,26 @@ def latest(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def latest_rows(store_dir: Path, columns: list[str] | None = None) -> pl.DataFrame:
-    """The newest stored row per key, with `columns` (all when None)."""
+    """The newest stored row per key, with `columns` (all when None); calls still in the
+    journal (a killed run's, or one that made no call this time) are moved in first."""
+    compact_journal(store_dir)
     cols = None if columns is None else list(dict.fromkeys([*columns, "created_at"]))
     return latest(read_store(store_dir, cols))
 
 
 def done_keys(store_dir: Path) -> pl.DataFrame:
-    """Keys whose newest row is final (anything but `error`): these are never called again."""
+    """Keys whose newest row is final (anything but `error`): these are never called again.
+    Includes calls still in the journal (finished by a run that is running or was killed)."""
     rows = latest(read_store(store_dir, ["key", "status", "created_at"]))
-    return rows.filter(pl.col("status") != ERROR).select("key")
+    keys = rows.filter(pl.col("status") != ERROR).select("key")
+    if not journal.exists(store_dir):
+        return keys
+    con = journal.connect(store_dir)
+    try:
+        journaled = pl.DataFrame({"key": journal.done(con)}, schema={"key": pl.String})
+    finally:
+        con.close()
+    return pl.concat([keys, journaled]).unique("key", maintain_order=True)
 
 
 def ensure_store(store_dir: Path) -> None:
@@ -53,11 +67,12 @@ def ensure_store(store_dir: Path) -> None:
         write_part(store_dir, pl.DataFrame(schema=SCHEMA))
 
 
-def write_part(store_dir: Path, frame: pl.DataFrame) -> Path:
+def write_part(store_dir: Path, frame: pl.DataFrame, prefix: str | None = None) -> Path:
     """Validate and write one part atomically: a crash leaves nothing or the whole part."""
     frame = validate(frame.select(list(SCHEMA)), Judgments)
     store_dir.mkdir(parents=True, exist_ok=True)
-    name = f"part-{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{uuid.uuid4().hex[:8]}.parquet"
+    prefix = prefix or f"part-{datetime.now(UTC):%Y%m%dT%H%M%S%f}"
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}.parquet"
     tmp = store_dir / f".tmp-{name}"
     frame.write_parquet(tmp)
     with open(tmp, "rb") as fh:
@@ -70,9 +85,35 @@ def rows_to_frame(rows: list[dict]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=SCHEMA)
 
 
+def compact_journal(store_dir: Path, wait: bool = True) -> int:
+    """Move the journal's rows into one Parquet part and delete them from the journal; returns
+    the rows moved. One compactor at a time (`wait=False`: return 0 if another is at work).
+    The part is named by its journal sequence range, so rows a crashed compaction already
+    wrote are deleted, never written twice."""
+    if not journal.exists(store_dir):
+        return 0
+    with open(store_dir / ".compact.lock", "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return 0
+        con = journal.connect(store_dir)
+        try:
+            journal.forget(con, journal.covered([f.name for f in part_files(store_dir)]))
+            first, last, rows = journal.pending(con)
+            if not rows:
+                return 0
+            write_part(store_dir, rows_to_frame(rows), journal.part_name(first, last))
+            journal.forget(con, [(first, last)])
+            return len(rows)
+        finally:
+            con.close()
+
+
 def compact(store_dir: Path) -> Path:
     """Rewrite the store as one part holding the newest row per key. The new part lands
     before the old ones are removed, so a crash in between only leaves rows `latest` hides."""
+    compact_journal(store_dir)
     old = part_files(store_dir)
     new = write_part(store_dir, latest(read_store(store_dir)))
     for f in old:

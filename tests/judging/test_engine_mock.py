@@ -49,8 +49,10 @@ def _calls(judge: Judge, texts: list[str]) -> list[Call]:
 
 def _run(judge: Judge, calls: list[Call], store_dir: Path) -> Counter:
     providers.register()
-    flush = lambda rows: store.write_part(store_dir, store.rows_to_frame(rows))  # noqa: E731
-    return asyncio.run(Engine(judge, "run-mock").run(calls, flush, batch_rows=20))
+    rows: list[dict] = []
+    counts = asyncio.run(Engine(judge, "run-mock").run(calls, rows.append))
+    store.write_part(store_dir, store.rows_to_frame(rows))
+    return counts
 
 
 def test_thirty_percent_faults_every_call_stored_exactly_once(tmp_path: Path, monkeypatch) -> None:
@@ -123,9 +125,12 @@ def test_bad_answers_are_reasked_then_kept_raw(tmp_path: Path, monkeypatch) -> N
 
 def _engine_run(judge: Judge, calls: list[Call], store_dir: Path) -> tuple[Counter, Engine]:
     providers.register()
-    flush = lambda rows: store.write_part(store_dir, store.rows_to_frame(rows))  # noqa: E731
+    rows: list[dict] = []
     engine = Engine(judge, "run-mock")
-    return asyncio.run(engine.run(calls, flush, batch_rows=5)), engine
+    counts = asyncio.run(engine.run(calls, rows.append))
+    if rows:
+        store.write_part(store_dir, store.rows_to_frame(rows))
+    return counts, engine
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,115 @@
+"""kill -9 in the judge stage, over and over: what a kill costs in paid requests.
+
+A 3,000-call rating study (250 items × 3 prompt levels × 4 scales) against the mock provider
+at concurrency 16 and 0.2 s latency; the judge stage (kill_driver: the production stage
+without Prefect) is killed at a random moment after its first request, `--kills` times, then
+run to the end. Printed: requests the provider received, calls it answered more than once
+(paid twice), planned calls never stored (lost), and paid twice per kill against the bound
+(the calls in flight, ≤ concurrency).
+
+Run: .venv/bin/python bench/bench_kills.py [--kills 20] [--items 250] [--concurrency 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from judgelab.settings import PROJECT_ROOT, Settings
+from judgelab.testing import mock_provider
+from judgelab.testing.kill_driver import accounting
+from tasks import warehouse
+from tasks.judging import store
+
+STUDY = """
+[study]
+name = "kills"
+task = "sentiment"
+benchmark = "vader"
+sample_size = {items}
+seed = 3
+prompt_levels = ["base", "short_icl", "long_icl"]
+scales = ["likert7", "bipolar3", "unit", "pct100"]
+shard_size = 100000
+
+[[judges]]
+name = "mock"
+model = "openai/mock-judge"
+api_base = "{url}"
+api_key_env = "MOCK_JUDGE_KEY"
+concurrency = {concurrency}
+timeout = 10.0
+"""
+
+
+def _mirror() -> str:
+    shared = PROJECT_ROOT.parent / "shared" / "datasets"
+    return os.environ.get("JUDGELAB_DATA_MIRROR") or str(shared)
+
+
+def _lines(log: Path) -> int:
+    return len(mock_provider.read_log(log)) if log.exists() else 0
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kills", type=int, default=20)
+    p.add_argument("--items", type=int, default=250)
+    p.add_argument("--concurrency", type=int, default=16)
+    p.add_argument("--latency", type=float, default=0.2)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        data, log, study = Path(tmp) / "data", Path(tmp) / "requests.jsonl", Path(tmp) / "k.toml"
+        env = {
+            **os.environ,
+            "JUDGELAB_DATA_DIR": str(data),
+            "JUDGELAB_DATA_MIRROR": _mirror(),
+            "MOCK_JUDGE_KEY": "sk-bench",
+        }
+        cmd = [sys.executable, "-m", "judgelab.testing.kill_driver", "judge", str(study)]
+        landed, starts = 0, []
+        with mock_provider.running(log, latency=args.latency) as url:
+            study.write_text(STUDY.format(url=url, items=args.items, concurrency=args.concurrency))
+            for _ in range(args.kills):
+                n_before, t0 = _lines(log), time.perf_counter()
+                proc = subprocess.Popen(
+                    cmd, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL, start_new_session=True,
+                )  # fmt: skip
+                while _lines(log) == n_before and proc.poll() is None:
+                    time.sleep(0.02)
+                starts.append(time.perf_counter() - t0)
+                time.sleep(rng.uniform(0.0, 2.0))
+                landed += proc.poll() is None
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            t0 = time.perf_counter()
+            subprocess.run(cmd, env=env, cwd=PROJECT_ROOT, check=True, capture_output=True)
+            last = time.perf_counter() - t0
+        settings = Settings(data_dir=data)
+        plan = warehouse.read_table(settings, "plan", "kills")
+        stored = set(store.read_store(settings.store_dir, ["key"])["key"])
+        figures = accounting(plan, mock_provider.read_log(log), stored)
+    calls = plan["key"].n_unique()
+    print(f"{calls} planned calls, concurrency {args.concurrency}, latency {args.latency} s")
+    print(f"kills: {args.kills} ({landed} while the judge stage was running)")
+    print(f"requests received: {figures['requests']}")
+    per_kill = figures["paid_twice"] / max(landed, 1)
+    bound = args.concurrency
+    print(f"paid twice: {figures['paid_twice']} ({per_kill:.1f} per kill; bound ≤ {bound})")
+    print(f"lost: {figures['lost']}")
+    print(f"start to first request: median {sorted(starts)[len(starts) // 2]:.1f} s")
+    print(f"final run to the end: {last:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
