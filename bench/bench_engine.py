@@ -32,9 +32,9 @@ import polars as pl  # noqa: E402
 from judgelab.settings import PROJECT_ROOT, Settings  # noqa: E402
 from judgelab.study import Judge, load_study  # noqa: E402
 from judgelab.testing import mock_provider  # noqa: E402
+from judgelab.testing.plan_rows import plan_rows  # noqa: E402
 from tasks import warehouse  # noqa: E402
 from tasks.judging import providers, store  # noqa: E402
-from tasks.judging.keys import call_key, canonical_json, request_params  # noqa: E402
 from tasks.judging.scales import load_scales  # noqa: E402
 from tasks.judging.shard import run_shard  # noqa: E402
 
@@ -42,23 +42,15 @@ SCALE = load_scales()["likert7"]
 KEY_ENV = "MOCK_JUDGE_KEY"
 
 
-def plan_rows(judge: Judge, n: int) -> pl.DataFrame:
-    params = request_params(judge, SCALE)
-    rows = []
-    for i in range(n):
-        msgs = [
+def bench_rows(judge: Judge, n: int) -> pl.DataFrame:
+    conversations = [
+        [
             {"role": "system", "content": "Rate the sentiment from 1 to 7."},
             {"role": "user", "content": f'Text: "benchmark text number {i}"'},
         ]
-        rows.append(
-            {
-                "key": call_key(judge.model, msgs, SCALE, params, 0),
-                "messages": canonical_json(msgs),
-                "params": canonical_json(params),
-                "scale": SCALE.name,
-            }
-        )
-    return pl.DataFrame(rows)
+        for i in range(n)
+    ]
+    return pl.DataFrame(plan_rows(judge, conversations, SCALE))
 
 
 def _peak_rss_mb() -> float:
@@ -80,10 +72,10 @@ def throughput(calls: int, latency: float, concurrency: int, processes: int) -> 
             concurrency=concurrency,
             processes=processes,
         )
-        todo = plan_rows(judge, calls)
+        todo = bench_rows(judge, calls)
         cpu_self, cpu_kids = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        counts, _ = run_shard(judge, todo, Path(tmp), batch_rows=50, run_id="bench")
+        counts, _ = run_shard(judge, todo, Path(tmp), part_rows=500, run_id="bench")
         wall = time.perf_counter() - t0
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (
@@ -149,6 +141,8 @@ def stored_rows(plan: pl.DataFrame) -> pl.DataFrame:
         .with_columns(score.alias("score"))
         .with_columns(
             pl.lit("ok").alias("status"),
+            pl.col("key").alias("base_key"),
+            pl.lit(None, pl.String).alias("endpoint"),
             pl.concat_str(pl.lit('{"score": '), pl.col("score").cast(pl.String), pl.lit("}")).alias(
                 "raw"
             ),

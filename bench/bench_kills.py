@@ -21,10 +21,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import mean
 
 from judgelab.settings import PROJECT_ROOT, Settings
 from judgelab.testing import mock_provider
-from judgelab.testing.kill_driver import accounting
+from judgelab.testing.kill_driver import accounting, accounting_digests
 from tasks import warehouse
 from tasks.judging import store
 
@@ -76,7 +77,7 @@ def main() -> None:
             "MOCK_JUDGE_KEY": "sk-bench",
         }
         cmd = [sys.executable, "-m", "judgelab.testing.kill_driver", "judge", str(study)]
-        landed, starts = 0, []
+        landed, starts, after = 0, [], []  # after each kill: (log length, keys done)
         with mock_provider.running(log, latency=args.latency) as url:
             study.write_text(STUDY.format(url=url, items=args.items, concurrency=args.concurrency))
             for _ in range(args.kills):
@@ -92,20 +93,30 @@ def main() -> None:
                 landed += proc.poll() is None
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+                done = store.done_keys(Settings(data_dir=data).store_dir)["key"]
+                after.append((_lines(log), set(done)))
             t0 = time.perf_counter()
             subprocess.run(cmd, env=env, cwd=PROJECT_ROOT, check=True, capture_output=True)
             last = time.perf_counter() - t0
         settings = Settings(data_dir=data)
         plan = warehouse.read_table(settings, "plan", "kills")
         stored = set(store.read_store(settings.store_dir, ["key"])["key"])
-        figures = accounting(plan, mock_provider.read_log(log), stored)
+        requests = mock_provider.read_log(log)
+        figures = accounting(plan, requests, stored)
+        # what each kill threw away: calls answered `ok` before it and not durable after it
+        digest = dict(zip(plan["key"], accounting_digests(plan), strict=True))
+        per_kill = []
+        for n_log, done in after:
+            paid = {r["messages"] for r in requests[:n_log] if r["outcome"] == "ok"}
+            per_kill.append(len(paid - {digest[k] for k in done}))
     calls = plan["key"].n_unique()
     print(f"{calls} planned calls, concurrency {args.concurrency}, latency {args.latency} s")
     print(f"kills: {args.kills} ({landed} while the judge stage was running)")
     print(f"requests received: {figures['requests']}")
-    per_kill = figures["paid_twice"] / max(landed, 1)
+    twice = figures["paid_twice"] / max(landed, 1)
     bound = args.concurrency
-    print(f"paid twice: {figures['paid_twice']} ({per_kill:.1f} per kill; bound ≤ {bound})")
+    print(f"paid twice: {figures['paid_twice']} ({twice:.1f} per kill; bound ≤ {bound})")
+    print(f"paid but not durable at a kill: max {max(per_kill)}, mean {mean(per_kill):.1f}")
     print(f"lost: {figures['lost']}")
     print(f"start to first request: median {sorted(starts)[len(starts) // 2]:.1f} s")
     print(f"final run to the end: {last:.1f} s")

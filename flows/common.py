@@ -41,11 +41,12 @@ def judge_all(
     run_id: str,
     part: str | None = None,
 ) -> tuple[dict[str, dict[str, int]], set[str], list[JudgeFailure]]:
-    """Run each judge's missing calls in shards (one Prefect task per shard): counts by status
-    per judge, the workers (host:pid) that ran shards, and the judges that failed loudly
-    (logged as warnings on the flow run; `finish` fails the run after publishing).
-    Shards hold disjoint keys; on the Dask runner they all run at once, one per worker;
-    here, a judge stopped on a non-retryable error runs no further shard.
+    """Run each judge's missing calls in shards: counts by status per judge, the workers
+    (host:pid) that ran shards, and the judges that failed loudly (logged as warnings on the
+    flow run; `finish` fails the run after publishing). Shards hold disjoint keys; on the
+    Dask runner they all run at once, one task per shard and worker; here, the judges run at
+    once in rounds (`_judge_locally`), and a judge stopped on a non-retryable error runs no
+    further shard.
     `part` names the plan part (default: the study's)."""
     shards = [
         (judge, shard, n)
@@ -61,13 +62,7 @@ def judge_all(
             ]
             results = [f.result() for f in futures]
         else:
-            results, stopped = [], set()
-            for j, s, n in shards:
-                if j in stopped:
-                    results.append({"counts": {}, "worker": None, "halts": []})
-                    continue
-                results.append(stages.judge_shard(study, settings, j, s, n, run_id, part))
-                stopped |= {j} if results[-1]["halts"] else set()
+            results = _judge_locally(study, settings, shards, run_id, part)
     made: dict[str, dict[str, int]] = {}
     halts: dict[str, list[dict]] = {}
     for (judge, _, _), result in zip(shards, results, strict=True):
@@ -83,6 +78,38 @@ def judge_all(
     return made, {r["worker"] for r in results if r["worker"]}, failures
 
 
+def _judge_locally(
+    study: Study,
+    settings: Settings,
+    shards: list[tuple[str, int, int]],
+    run_id: str,
+    part: str | None,
+) -> list[dict]:
+    """Shard r of every judge runs in round r, the judges at once (stages.judge_together);
+    judges that need the machine to themselves — in-process llama.cpp, `processes > 1` — run
+    their shard alone. A judge stopped on a non-retryable error joins no further round."""
+    judges = {j.name: j for j in [*study.judges, study.rewriter] if j}
+    alone = {n for n, j in judges.items() if j.model.startswith("local/") or j.processes > 1}
+    done: dict[tuple[str, int], dict] = {}
+    stopped: set[str] = set()
+    for r in range(max((n for _, _, n in shards), default=0)):
+        now = [x for x in shards if x[1] == r and x[0] not in stopped]
+        together = [x for x in now if x[0] not in alone]
+        if len(together) > 1:
+            name = f"judge {', '.join(j for j, _, _ in together)} · round {r + 1}"
+            task = stages.judge_together.with_options(task_run_name=name)
+            out = task(study, settings, together, run_id, part)
+        else:
+            out = [stages.judge_shard(study, settings, *x, run_id, part) for x in together]
+        solo = [x for x in now if x[0] in alone]
+        out += [stages.judge_shard(study, settings, *x, run_id, part) for x in solo]
+        for (j, s, _), result in zip(together + solo, out, strict=True):
+            done[(j, s)] = result
+            stopped |= {j} if result["halts"] else set()
+    skipped = {"counts": {}, "worker": None, "halts": []}
+    return [done.get((j, s), skipped) for j, s, _ in shards]
+
+
 def finish(
     study: Study,
     settings: Settings,
@@ -92,10 +119,12 @@ def finish(
     made: dict[str, dict[str, int]],
     workers: set[str],
     failures: list[JudgeFailure] | None = None,
+    notes: list[str] | None = None,
 ) -> dict:
     """Every study run ends alike: the ledger entry, the views, the UI's table artifacts;
-    returns the run's summary (calls before and made, workers, views), or raises
-    `JudgeFailures` carrying it when judges failed loudly, so the flow run ends Failed."""
+    returns the run's summary (calls before and made, workers, views, the plan's notes for
+    the CLI to print), or raises `JudgeFailures` carrying it when judges failed loudly, so
+    the flow run ends Failed."""
     stages.record_run(study, settings, run_id, started_at, made)
     views = stages.publish_stage(settings)
     stages.publish_artifacts(study, settings)
@@ -107,6 +136,7 @@ def finish(
         "made": made,
         "workers": sorted(workers),
         "views": views,
+        "notes": notes or [],
     }
     if failures:
         raise JudgeFailures(failures, [summary])

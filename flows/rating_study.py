@@ -23,13 +23,13 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     run_id = str(flow_run.get_id() or "local")
     started_at = datetime.now(UTC)
     stages.load_benchmark(study, settings)
-    before = stages.make_plan(study, settings)
+    before, notes = stages.make_plan(study, settings)
     made, workers, failures = judge_all(study, settings, before, run_id)
     stages.rescale_stage(study, settings)
     stages.analyze_stage(study, settings)
     stages.agreement_stage(study, settings)
     stages.cost_stage(study, settings)
-    return finish(study, settings, run_id, started_at, before, made, workers, failures)
+    return finish(study, settings, run_id, started_at, before, made, workers, failures, notes)
 
 
 @flow(name="reparse-study")

@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
+from functools import partial
+from pathlib import Path
+
 from prefect import flow
 
 from flows.accuracy_study import accuracy_study
 from flows.common import task_runner
 from flows.rating_study import rating_study
 from flows.tone_study import tone_study
+from judgelab import lifecycle, owners
 from judgelab.settings import Settings
-from judgelab.study import load_study, study_files
+from judgelab.study import Study, load_study, study_files
 from tasks.judging.failures import JudgeFailures
 
 
-@flow(name="study-suite")
-def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
-    """Run every study a suite file lists (or the one study file given), each as a subflow.
-    A study whose judges failed loudly ends Failed; the others still run, and then the suite
-    raises `JudgeFailures` with every study's summary and every failure."""
+def run_studies(studies: list[tuple[Path, Study]], sample_size: int | None) -> list[dict]:
+    """Each study as its subflow; a study whose judges failed loudly does not stop the next."""
     settings = Settings()
     results, failures = [], []
-    for path in study_files(suite_file):
-        study = load_study(path, sample_size=sample_size)
+    for path, study in studies:
         run = {"rating": rating_study, "accuracy": accuracy_study, "tone": tone_study}[study.type]
         run = run.with_options(task_runner=task_runner(settings))
         try:
@@ -32,3 +32,17 @@ def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
     if failures:
         raise JudgeFailures(failures, results)
     return results
+
+
+@flow(name="study-suite")
+def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
+    """Run every study a suite file lists (or the one study file given), each as a subflow.
+    A study whose judges failed loudly ends Failed; the others still run, and then the suite
+    raises `JudgeFailures` with every study's summary and every failure.
+    The run is tagged with its owner process (an earlier run of these studies whose process
+    died is marked Crashed first), and SIGTERM / SIGINT record it Cancelled and exit."""
+    studies = [(p, load_study(p, sample_size=sample_size)) for p in study_files(suite_file)]
+    lifecycle.guard_tree()  # run by `serve`: this process's workers die with it too
+    owners.own_run([study.name for _, study in studies])
+    work = partial(run_studies, studies, sample_size)
+    return lifecycle.until_stopped(work, stop=owners.cancel_own_runs)

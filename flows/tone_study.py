@@ -24,10 +24,10 @@ def tone_study(study_file: str, sample_size: int | None = None) -> dict:
     run_id = str(flow_run.get_id() or "local")
     started_at = datetime.now(UTC)
     tone.load_texts(study, settings)
-    rewrites = tone.plan_rewrites(study, settings)
+    rewrites, notes = tone.plan_rewrites(study, settings)
     made, workers, failures = judge_all(study, settings, rewrites, run_id, tone.rewrite_part(study))
     checked = tone.versions_and_checks(study, settings)
-    evaluations = tone.plan_evaluations(study, settings)
+    evaluations, eval_notes = tone.plan_evaluations(study, settings)
     made_evals, eval_workers, eval_failures = judge_all(
         study, settings, evaluations, run_id, tone.eval_part(study)
     )
@@ -38,7 +38,9 @@ def tone_study(study_file: str, sample_size: int | None = None) -> dict:
     workers |= eval_workers
     try:
         result = finish(
-            study, settings, run_id, started_at, before, made, workers, failures + eval_failures
+            *(study, settings, run_id, started_at, before, made, workers),
+            failures + eval_failures,
+            notes + eval_notes,
         )
     except JudgeFailures as exc:
         exc.results[0] |= {"checked": checked}

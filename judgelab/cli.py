@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import time
 from pathlib import Path
@@ -13,14 +14,14 @@ from judgelab.env import apply_defaults
 
 apply_defaults()  # before Prefect or litellm are imported anywhere
 
-import polars as pl  # noqa: E402
+from judgelab import lifecycle  # noqa: E402  (standard library only)
 
-from judgelab.settings import Settings  # noqa: E402
-from judgelab.study import Study, StudyError, load_study  # noqa: E402
-from schemas.validate import TableError  # noqa: E402
-from tasks.judging.runlock import StudyBusy  # noqa: E402
-
+# everything else is imported by the command that needs it: `judgelab --help` stays fast
 if TYPE_CHECKING:
+    import polars as pl
+
+    from judgelab.settings import Settings
+    from judgelab.study import Study
     from tasks.power import PowerPlan
 
 # the table `judgelab run` prints per study type
@@ -48,13 +49,26 @@ TONE_COLUMNS = [
 
 
 def _print_frame(frame: pl.DataFrame) -> None:
-    from tasks.export import render
+    from judgelab.views_cli import fit, terminal_width
 
-    print(render(frame, "text"), end="")
+    print(fit(frame, terminal_width()), end="")
+
+
+def _settings() -> Settings:
+    from judgelab.settings import Settings
+
+    return Settings()
+
+
+def load_study(path: str, **kwargs: int | None) -> Study:
+    from judgelab.study import load_study as load
+
+    return load(path, **kwargs)
 
 
 def compact(table: pl.DataFrame) -> pl.DataFrame:
     """The main table narrowed for a terminal: CIs as [lo, hi], no long notes."""
+    import polars as pl
 
     def ci(col: str) -> pl.Expr:
         return pl.format("{} [{}, {}]", pl.col(col), pl.col(f"{col}_lo"), pl.col(f"{col}_hi"))
@@ -103,11 +117,15 @@ def loaded(module: str, name: str) -> type[Exception]:
 def expected_errors() -> tuple[type[Exception], ...]:
     """Errors that are the user's to fix: `main` prints them as one sentence."""
     from judgelab.names import UnsafePath
+    from judgelab.study import StudyError
+    from schemas.validate import TableError
+    from tasks.judging.runlock import StudyBusy
     from tasks.sources import FetchError
 
     # litellm loads in seconds: an error at load must not wait for it (see `loaded`)
     MissingApiKey = loaded("tasks.judging.engine", "MissingApiKey")
     JudgeFailures = loaded("tasks.judging.failures", "JudgeFailures")
+    DuckDBError = loaded("duckdb", "Error")  # `sql`, `show --where`: printed by `main`
 
     return (
         StudyError,
@@ -119,6 +137,7 @@ def expected_errors() -> tuple[type[Exception], ...]:
         FetchError,
         MissingApiKey,
         JudgeFailures,  # cmd_run prints one line per failing judge and exits 1
+        DuckDBError,
     )
 
 
@@ -129,7 +148,8 @@ class HideExpected(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not record.name.startswith("prefect"):
             return True
-        if getattr(record, "judge_failure", False):  # `cmd_run` prints it at the end
+        # `cmd_run` prints these itself, once
+        if getattr(record, "judge_failure", False) or getattr(record, "printed_by_cli", False):
             return False
         expected = expected_errors()
         if record.exc_info and record.exc_info[1] is not None:
@@ -171,19 +191,26 @@ def preflight(run_file: str) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     preflight(args.study)
+    import polars as pl
+
     from flows.suite import study_suite
     from tasks import warehouse
     from tasks.judging.failures import JudgeFailures
 
     quiet_prefect_console()
+    lifecycle.guard_tree()  # our Prefect server and workers die with us, even on SIGKILL
+    lifecycle.raise_on_signals()
     sample = 0 if args.full else args.sample_size
     started = time.perf_counter()
     failures = []
     try:
-        results = study_suite(suite_file=args.study, sample_size=sample)
+        with lifecycle.prefect_api():
+            results = study_suite(suite_file=args.study, sample_size=sample)
     except JudgeFailures as exc:  # the results are published; the run still fails
         results, failures = exc.results, exc.failures
     for result in results:
+        for note in result.get("notes", []):  # logged on the run; printed here, once
+            print(f"judgelab: note: {note}", file=sys.stderr)
         for judge, c in result["before"].items():
             made = result["made"].get(judge, {})
             n_made = sum(made.values())
@@ -200,7 +227,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not studies:
             continue
         table = warehouse.query(
-            Settings(), f"select * from {view} where list_contains(?, study)", [studies]
+            _settings(), f"select * from {view} where list_contains(?, study)", [studies]
         )
         print(f"{view}:")
         if kind == "rating":
@@ -215,7 +242,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 "moving the tone).\ntbl_tone_gaps (gap = high − low confidence, overall 1–10):"
             )
             gaps = warehouse.query(
-                Settings(), "select * from tbl_tone_gaps where list_contains(?, study)", [studies]
+                _settings(), "select * from tbl_tone_gaps where list_contains(?, study)", [studies]
             )
             _print_frame(gaps.select(TONE_COLUMNS))
         if "note" in table.columns:
@@ -241,11 +268,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "judgelab serve needs a Prefect server for its schedules: start one with "
             "`prefect server start` and set PREFECT_API_URL=http://127.0.0.1:4200/api"
         )
-    from prefect import serve
     from prefect.schedules import Cron, Interval
 
     from flows.suite import study_suite
 
+    lifecycle.raise_on_signals()  # until the runner starts and takes them over
     if args.every:
         schedule, when = Interval(args.every, timezone=args.timezone), f"every {args.every} s"
     else:
@@ -265,12 +292,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 description=f"judgelab run {path}, {when}",
             )
         )
-    serve(*deployments, limit=args.limit)
-    return 0
+    lifecycle.guard_tree()  # the flow-run processes die with us, even on SIGKILL
+    return lifecycle.serve(deployments, limit=args.limit)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """Planned, stored and missing calls per judge, with a token and cost estimate."""
+    import polars as pl
+
     from judgelab.check import check_study
 
     study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
@@ -278,20 +307,22 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from tasks import costs, stages, warehouse
     from tasks.judging import store
 
-    settings = Settings()
+    settings = _settings()
     for note in study.notes():
         print(f"judgelab: note: {note}", file=sys.stderr)
     if study.type == "tone":
         from tasks.tone import stages as tone
 
         tone.load_texts.fn(study, settings)
-        counts = tone.plan_rewrites.fn(study, settings)
+        counts, notes = tone.plan_rewrites.fn(study, settings)
         plan = warehouse.read_table(settings, "plan", tone.rewrite_part(study))
         print("Tone test: rewrite calls only; evaluation calls are planned once rewrites pass.")
     else:
         stages.load_benchmark.fn(study, settings)
-        counts = stages.make_plan.fn(study, settings)
+        counts, notes = stages.make_plan.fn(study, settings)
         plan = warehouse.read_table(settings, "plan", study.name)
+    for note in notes:
+        print(f"judgelab: note: {note}", file=sys.stderr)
     missing = plan.join(store.done_keys(settings.store_dir), on="key", how="anti")
     est = costs.estimate(missing).rename({"calls": "est_calls"})
     table = (
@@ -379,10 +410,12 @@ def cmd_power(args: argparse.Namespace) -> int:
     two designs, equivalence; then the verdict on the planned sample."""
     from dataclasses import fields
 
+    import polars as pl
+
     from judgelab.study import study_files
     from tasks import power, warehouse
 
-    settings = Settings()
+    settings = _settings()
     for path in study_files(args.study):
         study = load_study(path, sample_size=args.sample_size)
         print(f"{study.name} ({study.type} study)")
@@ -426,7 +459,7 @@ def cmd_reparse(args: argparse.Namespace) -> int:
 def cmd_fetch(args: argparse.Namespace) -> int:
     from tasks.sources import fetch
 
-    for path in fetch(args.sources or None, Settings()):
+    for path in fetch(args.sources or None, _settings()):
         print(path)
     return 0
 
@@ -434,15 +467,15 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 def cmd_sql(args: argparse.Namespace) -> int:
     from tasks import warehouse
 
-    _print_frame(warehouse.query(Settings(), args.query))
+    _print_frame(warehouse.query(_settings(), args.query))
     return 0
 
 
 def cmd_tables(args: argparse.Namespace) -> int:
+    from judgelab.views_cli import listing
     from tasks import warehouse
 
-    for f in warehouse.view_files():
-        print(f"{f.stem:28} {warehouse.view_meaning(f.stem)}")
+    print("\n".join(listing(warehouse.view_files(), every=args.all)))
     return 0
 
 
@@ -450,7 +483,7 @@ def report_path(run_file: str) -> Path:
     """The default report file, data/reports/STEM.html; it never lands outside that folder."""
     from judgelab.names import confined_file
 
-    return confined_file(Settings().data_dir / "reports", f"{Path(run_file).stem}.html")
+    return confined_file(_settings().data_dir / "reports", f"{Path(run_file).stem}.html")
 
 
 def write_report(run_file: str, out: Path | None = None) -> Path:
@@ -459,7 +492,7 @@ def write_report(run_file: str, out: Path | None = None) -> Path:
     from tasks.report.build import write_report as write
 
     studies = [load_study(path).name for path in study_files(run_file)]
-    return write(Settings(), studies, out or report_path(run_file))
+    return write(_settings(), studies, out or report_path(run_file))
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -469,11 +502,21 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    """Print or export one report view (CSV, Markdown or LaTeX)."""
+    """Print or export one view, optionally narrowed to some columns, rows and a row count."""
+    from judgelab.views_cli import fit, terminal_width, view_query
     from tasks import export, warehouse
 
-    frame = warehouse.query(Settings(), export.select_view(args.view))
-    text = export.render(frame, args.format)
+    settings = _settings()
+    known = warehouse.query(settings, f"{export.select_view(args.view)} limit 0").columns
+    try:
+        sql, params = view_query(args.view, known, args.columns, args.where, args.limit)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    frame = warehouse.query(settings, sql, params)
+    if args.format == "text":
+        text = fit(frame, None if args.output else terminal_width(), " (choose with --columns)")
+    else:
+        text = export.render(frame, args.format)
     if args.output:
         Path(args.output).write_text(text)
         print(f"{args.view}: {frame.height} rows → {args.output}")
@@ -482,26 +525,77 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=24, width=100)
+
+
+def _size_options(parser: argparse.ArgumentParser) -> None:
+    """--sample-size / --full, shared by run, serve and plan."""
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument(
+        "--sample-size", type=int, metavar="N", help="items to sample (overrides the study file)"
+    )
+    size.add_argument(
+        "--full", action="store_true", help="use every item of the benchmark (no sampling)"
+    )
+
+
+def _view_options() -> argparse.ArgumentParser:
+    """The one parser `show` and `export` share (they differ only in the default format)."""
+    views = argparse.ArgumentParser(add_help=False)
+    views.add_argument("view", help="a view name from `judgelab tables`, e.g. tbl_runs")
+    views.add_argument(
+        "--columns", metavar="A,B", help="only these columns, in this order (comma-separated)"
+    )
+    views.add_argument(
+        "--where", metavar="SQL", help="only rows matching this SQL condition, e.g. \"study = 'x'\""
+    )
+    views.add_argument("--limit", type=int, metavar="N", help="at most N rows")
+    views.add_argument(
+        "--format",
+        choices=["text", "csv", "md", "latex"],
+        help="output format (default: %(default)s)",
+    )
+    views.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of printing")
+    return views
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="judgelab",
         description="How far can you trust an LLM judge? Studies of design sensitivity and "
         "tone bias, with every result in SQL.",
-        formatter_class=lambda prog: argparse.HelpFormatter(prog, max_help_position=14, width=110),
+        epilog="example: judgelab run studies/rating.toml --sample-size 20",
+        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(
+            prog, max_help_position=14, width=110
+        ),
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser(
-        "run", help="run a study or suite end to end, print its main tables, write its report"
+    def command(name: str, summary: str, example: str, **kwargs: object) -> argparse.ArgumentParser:
+        """A subcommand whose help ends with one example."""
+        return sub.add_parser(
+            name,
+            help=summary,
+            description=summary[0].upper() + summary[1:] + ".",
+            epilog=f"example: {example}",
+            formatter_class=_formatter,
+            **kwargs,
+        )
+
+    run = command(
+        "run",
+        "run a study or suite end to end, print its main tables, write its report",
+        "judgelab run studies/rating.toml --sample-size 20",
     )
     run.add_argument("study", help="study or suite file, e.g. studies/rating.toml")
-    size = run.add_mutually_exclusive_group()
-    size.add_argument("--sample-size", type=int, help="items to sample (overrides the study file)")
-    size.add_argument("--full", action="store_true", help="use every item of the benchmark")
+    _size_options(run)
     run.set_defaults(func=cmd_run)
 
-    serve = sub.add_parser(
-        "serve", help="serve study files as scheduled deployments on a Prefect server"
+    serve = command(
+        "serve",
+        "serve study files as scheduled deployments on a Prefect server",
+        "judgelab serve studies/rating.toml --cron '0 3 * * *' --timezone Europe/Berlin",
     )
     serve.add_argument("study", nargs="+", help="study or suite files, one deployment each")
     when = serve.add_mutually_exclusive_group()
@@ -509,22 +603,22 @@ def build_parser() -> argparse.ArgumentParser:
     when.add_argument("--every", type=int, metavar="SECONDS", help="run at this interval instead")
     serve.add_argument("--timezone", default="UTC", help="timezone of the schedule (default UTC)")
     serve.add_argument("--limit", type=int, default=1, help="runs at once (default 1)")
-    ssize = serve.add_mutually_exclusive_group()
-    ssize.add_argument("--sample-size", type=int)
-    ssize.add_argument("--full", action="store_true")
+    _size_options(serve)
     serve.set_defaults(func=cmd_serve)
 
-    plan = sub.add_parser(
-        "plan", help="planned, stored and missing calls per judge, with a cost estimate"
+    plan = command(
+        "plan",
+        "planned, stored and missing calls per judge, with a cost estimate",
+        "judgelab plan studies/rating.toml --full",
     )
-    plan.add_argument("study")
-    psize = plan.add_mutually_exclusive_group()
-    psize.add_argument("--sample-size", type=int)
-    psize.add_argument("--full", action="store_true")
+    plan.add_argument("study", help="study or suite file, e.g. studies/rating.toml")
+    _size_options(plan)
     plan.set_defaults(func=cmd_plan)
 
-    pw = sub.add_parser(
-        "power", help="items needed for CI widths, power and equivalence (no calls; pilot data)"
+    pw = command(
+        "power",
+        "items needed for CI widths, power and equivalence (no calls; pilot data)",
+        "judgelab power studies/rating.toml --assume --sd 0.9 --bias-hw 0.05",
     )
     pw.add_argument("study", help="study or suite file; pilot data = its stored tables")
     pw.add_argument("--sample-size", type=int, help="the planned n to judge (default the study's)")
@@ -546,44 +640,68 @@ def build_parser() -> argparse.ArgumentParser:
         pw.add_argument(flag, type=kind, help=what)
     pw.set_defaults(func=cmd_power)
 
-    reparse = sub.add_parser(
-        "reparse", help="re-parse stored answers and rebuild the tables (no calls)"
+    reparse = command(
+        "reparse",
+        "re-parse stored answers and rebuild the tables (no calls)",
+        "judgelab reparse studies/rating.toml",
     )
-    reparse.add_argument("study")
+    reparse.add_argument("study", help="study file whose stored answers to re-parse")
     reparse.set_defaults(func=cmd_reparse)
 
-    data = sub.add_parser(
-        "data", help="fetch and checksum benchmark files: data fetch [SOURCE ...]"
-    ).add_subparsers(dest="data_cmd", required=True)
-    fetch = data.add_parser("fetch", help="download and checksum benchmark files into data/raw")
+    data = command(
+        "data",
+        "fetch and checksum benchmark files: data fetch [SOURCE ...]",
+        "judgelab data fetch vader",
+    ).add_subparsers(dest="data_cmd", required=True, metavar="fetch")
+    fetch = data.add_parser(
+        "fetch",
+        help="download and checksum benchmark files into data/raw",
+        epilog="example: judgelab data fetch vader",
+        formatter_class=_formatter,
+    )
     fetch.add_argument(
         "sources", nargs="*", help="source names from data/sources.toml (default all)"
     )
     fetch.set_defaults(func=cmd_fetch)
 
-    sql = sub.add_parser(
-        "sql", help="run an ad-hoc SQL query against the warehouse (works during a run)"
+    sql = command(
+        "sql",
+        "run an ad-hoc SQL query against the warehouse (works during a run)",
+        'judgelab sql "select study, judge, mae from tbl_rating_performance order by mae"',
     )
-    sql.add_argument("query")
+    sql.add_argument("query", help="one DuckDB SQL query over the views of `judgelab tables`")
     sql.set_defaults(func=cmd_sql)
 
-    tables = sub.add_parser("tables", help="list every view with its one-line meaning")
+    tables = command(
+        "tables",
+        "list the report views by study type, each with its description",
+        "judgelab tables --all",
+    )
+    tables.add_argument(
+        "--all", action="store_true", help="also list the internal stg_ (staging) and fct_ views"
+    )
     tables.set_defaults(func=cmd_tables)
 
-    show = sub.add_parser("show", help="print one view as a table (or csv, md, latex)")
-    show.add_argument("view", help="a view name from `judgelab tables`, e.g. tbl_threshold_shares")
-    show.add_argument("--format", choices=["text", "csv", "md", "latex"], default="text")
-    show.add_argument("--output", "-o", help="write to this file instead of printing")
-    show.set_defaults(func=cmd_show)
+    show = command(
+        "show",
+        "print one view as a table fitted to the terminal (or csv, md, latex)",
+        'judgelab show tbl_rating_performance --columns study,judge,bias,mae --where "mae > 1"',
+        parents=[_view_options()],
+    )
+    show.set_defaults(func=cmd_show, format="text")
 
-    export = sub.add_parser("export", help="write one view as CSV, Markdown or LaTeX")
-    export.add_argument("view", help="a view name from `judgelab tables`")
-    export.add_argument("--format", choices=["csv", "md", "latex"], default="csv")
-    export.add_argument("--output", "-o", help="write to this file instead of printing")
-    export.set_defaults(func=cmd_show)
+    export = command(
+        "export",
+        "write one view as CSV, Markdown or LaTeX",
+        "judgelab export tbl_rating_performance --format latex -o table.tex",
+        parents=[_view_options()],
+    )
+    export.set_defaults(func=cmd_show, format="csv")
 
-    report = sub.add_parser(
-        "report", help="write the offline HTML report (figures + tables) of a study or suite"
+    report = command(
+        "report",
+        "write the offline HTML report (figures + tables) of a study or suite",
+        "judgelab report studies/all.toml -o report.html",
     )
     report.add_argument("study", help="study or suite file that has been run")
     report.add_argument("--output", "-o", help="HTML file (default data/reports/STEM.html)")
@@ -603,8 +721,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except lifecycle.Stopped as stop:  # before or after the flow run: nothing to cancel
+        lifecycle.say(f"{signal.Signals(stop.signum).name}: stopped")
+        return 128 + stop.signum
     except expected_errors() as exc:
-        print(f"judgelab: {exc}{FIXES.get(type(exc).__name__, '')}", file=sys.stderr)
+        from judgelab.views_cli import one_line
+
+        text = one_line(exc) if isinstance(exc, loaded("duckdb", "Error")) else str(exc)
+        print(f"judgelab: {text}{FIXES.get(type(exc).__name__, '')}", file=sys.stderr)
         return 2
 
 

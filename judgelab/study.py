@@ -44,7 +44,8 @@ class Judge(BaseModel):
     reasoning_effort: str | None = None
     response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
     extra: dict = Field(default_factory=dict)  # other litellm params that change answers (top_p, …)
-    # Transport: how to reach the model and how hard to try. Never part of the key.
+    # Transport: how to reach the model and how hard to try. Never part of the key, except
+    # api_base (the endpoint; see Study.reuse_across_endpoints).
     api_base: str | None = None
     api_key_env: str | None = None  # name of the environment variable holding the key
     timeout: float = Field(default=60.0, gt=0)  # seconds per attempt
@@ -216,6 +217,9 @@ class Study(BaseModel):
     shard_size: int = Field(default=500, ge=1)  # calls per Prefect task in the judge stage
     # a run fails when more than this share of a judge's calls made now got no answer
     max_failure_share: float = Field(default=0.2, ge=0, le=1)
+    # a judge's api_base is part of its call keys, so answers from another server are not
+    # reused; true keys calls without it (one answer per request, whichever server gave it)
+    reuse_across_endpoints: bool = False
 
     def notes(self) -> list[str]:
         """One-line warnings about a valid study that may not measure what it seems to."""

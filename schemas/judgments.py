@@ -12,7 +12,11 @@ from tasks.judging.parse import STATUSES
 
 class Judgments(pa.DataFrameModel):
     key: str = pa.Field(str_length=64)
+    # the key without the endpoint (plan.base_key); null on rows stored before endpoints
+    # counted, whose key is their base key
+    base_key: str = pa.Field(str_length=64, nullable=True)
     model: str
+    endpoint: str = pa.Field(nullable=True)  # keys.endpoint of the judge; null = provider default
     status: str = pa.Field(isin=list(STATUSES))
     score: float = pa.Field(nullable=True)
     raw: str = pa.Field(nullable=True)  # the final answer text, kept whatever its status

@@ -2,6 +2,7 @@
 
 Two items with identical text get identical messages, hence one key: the judge sees the
 same request, so one call answers both (exactly once means per request, not per row).
+`base_key` is the key without the endpoint: it finds answers another server gave.
 """
 
 import pandera.polars as pa
@@ -25,7 +26,8 @@ DESIGN_COLUMNS = [
 
 
 class Plan(pa.DataFrameModel):
-    key: str = pa.Field(str_length=64)
+    key: str = pa.Field(str_length=64)  # with the judge's endpoint unless reuse_across_endpoints
+    base_key: str = pa.Field(str_length=64)  # the same call's key without any endpoint
     study: str
     judge: str
     model: str

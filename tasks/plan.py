@@ -9,7 +9,7 @@ from schemas.plan import Plan
 from schemas.validate import validate
 from tasks.judging import prompts
 from tasks.judging.efforts import effort_designs
-from tasks.judging.keys import call_key, canonical_json, request_params
+from tasks.judging.keys import call_key, canonical_json, endpoint, request_params
 from tasks.judging.scales import Scale
 
 
@@ -42,9 +42,13 @@ def plan_row(
     msgs: list[dict],
     params: dict,
 ) -> tuple:
-    """One plan row (columns in `Plan` order) with the key of the call that answers it."""
+    """One plan row (columns in `Plan` order) with the key of the call that answers it: the
+    judge's endpoint is part of it unless the study reuses answers across endpoints."""
+    base_key = call_key(judge.model, msgs, scale, params, repeat)
+    at = None if study.reuse_across_endpoints else endpoint(judge)
     return (
-        call_key(judge.model, msgs, scale, params, repeat),
+        base_key if at is None else call_key(judge.model, msgs, scale, params, repeat, endpoint=at),
+        base_key,
         study.name,
         judge.name,
         judge.model,

@@ -11,7 +11,8 @@ import socket
 from datetime import UTC, datetime
 
 import polars as pl
-from prefect import task
+from prefect import get_run_logger, task
+from prefect.context import TaskRunContext
 
 from judgelab.settings import Settings
 from judgelab.study import Study, StudyError
@@ -35,10 +36,10 @@ from tasks import (
     warehouse,
 )
 from tasks.item_scores import item_scores
-from tasks.judging import store
+from tasks.judging import endpoints, keys, store
 from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
-from tasks.judging.shard import run_shard
+from tasks.judging.shard import Lane, plan_rows, run_lanes, run_shard
 from tasks.plan import build_plan, sample_items
 from tasks.verdicts import verdict_rows
 
@@ -58,8 +59,10 @@ def load_benchmark(study: Study, settings: Settings) -> int:
 
 
 @task(name="plan")
-def make_plan(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
-    """Expand the study into its plan and report planned / stored / missing calls per judge."""
+def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int]], list[str]]:
+    """Expand the study into its plan; report planned / stored / missing calls per judge and
+    one line per judge whose stored answers came through another endpoint (logged as a
+    warning on the run; the CLI prints them once)."""
     scales = load_scales()
     unknown = sorted(set(study.scales) - set(scales))
     if unknown:
@@ -75,7 +78,23 @@ def make_plan(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
     plan = build_plan(study, items, scales)
     warehouse.write_table(settings, plan, "plan", study.name)
     store.ensure_store(settings.store_dir)
-    return call_counts(plan, store.done_keys(settings.store_dir))
+    notes = endpoint_notes(study, settings, plan)
+    return call_counts(plan, store.done_keys(settings.store_dir)), notes
+
+
+def endpoint_notes(study: Study, settings: Settings, plan: pl.DataFrame) -> list[str]:
+    """One line per judge whose planned calls have answers from another endpoint
+    (tasks.judging.endpoints; reads four store columns). Inside a Prefect run they are also
+    logged as warnings, which the CLI's console filter hides: `judgelab run` prints them
+    once, from the flow's result; `judgelab plan` (no run) prints what this returns."""
+    stored = store.latest_rows(settings.store_dir, ["key", "base_key", "endpoint", "status"])
+    judges = [j for j in [*study.judges, study.rewriter] if j is not None]
+    mine = {j.name: keys.endpoint(j) for j in judges}
+    lines = endpoints.foreign_lines(endpoints.foreign_answers(plan, stored, mine), study.name)
+    if TaskRunContext.get() is not None:
+        for line in lines:
+            get_run_logger().warning(line, extra={"printed_by_cli": True})
+    return lines
 
 
 def call_counts(plan: pl.DataFrame, done: pl.DataFrame) -> dict[str, dict[str, int]]:
@@ -124,11 +143,43 @@ def judge_shard(
         return {"counts": {}, "worker": worker, "halts": []}
     label = f"{study.name} · {judge_name} · shard {shard + 1}/{n_shards}"
     counts, halts = run_shard(
-        *(judge, todo, settings.store_dir, settings.store_batch_rows, run_id),
+        *(judge, todo, settings.store_dir, settings.store_part_rows, run_id),
         label=label,
         interval=settings.progress_interval,
     )
     return {"counts": dict(counts), "worker": worker, "halts": halts}
+
+
+@task(name="judge-together")
+def judge_together(
+    study: Study,
+    settings: Settings,
+    shards: list[tuple[str, int, int]],
+    run_id: str,
+    part: str | None = None,
+) -> list[dict]:
+    """Shards of different judges at once, each judge with its own limits (shard.run_lanes):
+    a study of K hosted judges takes about as long as its slowest judge, not the sum.
+    `shards` holds (judge, shard, of n shards); returns judge_shard's summary for each."""
+    judges = {j.name: j for j in [*study.judges, study.rewriter] if j}
+    plan = warehouse.read_table(settings, "plan", part or study.name)
+    done = store.done_keys(settings.store_dir)
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    lanes, index = [], []
+    for i, (name, shard, n) in enumerate(shards):
+        todo = missing_calls(plan, done, name, shard, n)
+        if not todo.is_empty():
+            label = f"{study.name} · {name} · shard {shard + 1}/{n}"
+            lanes.append(Lane(judges[name], plan_rows(todo), label))
+            index.append(i)
+    results = [{"counts": {}, "worker": worker, "halts": []} for _ in shards]
+    ran = run_lanes(
+        *(lanes, settings.store_dir, settings.store_part_rows, run_id),
+        interval=settings.progress_interval,
+    )
+    for i, (counts, halt) in zip(index, ran, strict=True):
+        results[i] = {"counts": counts, "worker": worker, "halts": [halt] if halt else []}
+    return results
 
 
 def _sampled_items(study: Study, settings: Settings) -> pl.DataFrame:

@@ -86,12 +86,7 @@ def test_malformed_study_file_names_the_line(tmp_path: Path, capsys: pytest.Capt
     assert "line 12, judges.0.concurrency: Input should be greater than or equal to 1" in line
 
 
-def test_tables_lists_every_view_with_its_meaning(capsys: pytest.CaptureFixture) -> None:
-    assert main(["tables"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    views = [f.stem for f in warehouse.view_files()]
-    assert [ln.split()[0] for ln in lines] == views
-    assert all(len(ln.split(None, 1)[1]) > 15 for ln in lines)
+# `tables`, `show`, `sql` errors and help examples: tests/test_cli_show.py
 
 
 def test_export_writes_a_view(

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from judgelab.env import DEFAULTS
+from judgelab.lifecycle import DEADLINE_S
 from judgelab.settings import PROJECT_ROOT, Settings
 
 COMPOSE_FILE = PROJECT_ROOT / "docker-compose.yml"
@@ -156,6 +157,28 @@ def check_prefect_services(compose: dict) -> list[str]:
     for name in split + runners:
         if not _env(services[name]).get("PREFECT_MESSAGING_BROKER"):
             problems.append(f"{name} runs split Prefect services on the in-memory broker")
+    return problems
+
+
+def seconds(duration: str) -> float:
+    """A compose duration ("15s", "1m30s", "500ms", "1h") in seconds."""
+    units = {"h": 3600, "m": 60, "s": 1, "ms": 0.001, "us": 1e-6}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(h|ms|m|s|us)", str(duration))
+    if not parts or "".join(n + u for n, u in parts) != str(duration):
+        raise ValueError(f"not a compose duration: {duration!r}")
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+def check_stop_grace(compose: dict) -> list[str]:
+    """The services that run judgelab code get more time than judgelab takes to stop after
+    SIGTERM (lifecycle.DEADLINE_S) before Docker sends SIGKILL (its default is 10 s)."""
+    problems = []
+    for name in DATA_SERVICES:
+        grace = compose["services"][name].get("stop_grace_period")
+        if grace is None:
+            problems.append(f"{name} has no stop_grace_period (Docker's default is 10 s)")
+        elif seconds(grace) < DEADLINE_S + 5:
+            problems.append(f"{name} stop_grace_period {grace} < {DEADLINE_S + 5:.0f} s")
     return problems
 
 
@@ -413,6 +436,7 @@ STATIC_CHECKS = [
     check_volumes,
     check_builds,
     check_judgelab_env,
+    check_stop_grace,
 ]
 
 
@@ -480,7 +504,15 @@ def test_checks_report_a_broken_compose_file() -> None:
         s["prefect-server"]["command"] += ["--no-services"]
         s["prefect-services"] = {"command": "prefect server services start"}
 
+    def default_grace(s, c):
+        del s["judgelab"]["stop_grace_period"]
+
+    def short_grace(s, c):
+        s["dask-worker"]["stop_grace_period"] = "5s"
+
     cases = [
+        (default_grace, check_stop_grace, "judgelab has no stop_grace_period"),
+        (short_grace, check_stop_grace, "dask-worker stop_grace_period 5s"),
         (no_healthcheck, check_postgres, "pg_isready"),
         (no_healthcheck, check_services, "postgres has no healthcheck"),
         (started_only, check_postgres, "service_healthy"),
@@ -507,6 +539,12 @@ def test_check_env_reports_unlisted_variables_and_missing_env_file() -> None:
     assert any("UNLISTED_VAR" in p for p in problems)
     assert not any("ESCAPED" in p for p in problems)
     assert any("dask-worker does not read .env" in p for p in problems)
+
+
+def test_seconds_reads_compose_durations() -> None:
+    assert [seconds(d) for d in ("15s", "1m30s", "500ms", "1h")] == [15, 90, 0.5, 3600]
+    with pytest.raises(ValueError):
+        seconds("15")
 
 
 def test_command_problems_name_unknown_commands_and_flags() -> None:

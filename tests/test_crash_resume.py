@@ -49,7 +49,7 @@ def _env(data: Path) -> dict[str, str]:
     return {
         **os.environ,
         "JUDGELAB_DATA_DIR": str(data),
-        "JUDGELAB_STORE_BATCH_ROWS": "5",
+        "JUDGELAB_STORE_PART_ROWS": "5",
         "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
         "MOCK_JUDGE_KEY": SECRET,
     }

@@ -41,6 +41,7 @@ def test_plan_has_one_row_per_design_item_repeat() -> None:
     plan = build_plan(study, items, load_scales())
     assert plan.height == 2 * 3 * 4 * 3 * 2  # judges × levels × scales × items × repeats
     assert plan["key"].n_unique() == plan.height
+    assert plan["key"].to_list() == plan["base_key"].to_list()  # no api_base: no endpoint
     # the same judge, level, scale and item share messages across repeats, keys differ
     one = plan.filter(
         (pl.col("judge") == "other")

@@ -42,15 +42,18 @@ def publish() -> None:
     print("published", flush=True)
 
 
+def accounting_digests(plan: pl.DataFrame) -> list[str]:
+    """The hash the mock logs for each plan row's messages, in plan order."""
+    from judgelab.testing.mock_provider import messages_hash
+
+    return [messages_hash(json.loads(m)) for m in plan["messages"]]
+
+
 def accounting(plan: pl.DataFrame, requests: list[dict], stored: set[str]) -> dict[str, int]:
     """Per planned call, how often the mock answered it `ok` (a paid request): requests
     received, calls paid more than once (extra paid requests), and planned calls never stored."""
-    from judgelab.testing.mock_provider import messages_hash
-
-    digest = {
-        k: messages_hash(json.loads(m))
-        for k, m in plan.unique("key").select("key", "messages").iter_rows()
-    }
+    plan = plan.unique("key")
+    digest = dict(zip(plan["key"], accounting_digests(plan), strict=True))
     paid = Counter(r["messages"] for r in requests if r["outcome"] == "ok")
     return {
         "requests": len(requests),

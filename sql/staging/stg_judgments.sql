@@ -1,8 +1,14 @@
 -- The judgment store, newest row per call key (a retried error is superseded by its result).
+-- Parts written before endpoints counted have no endpoint (the provider default) and no
+-- base_key (their key is their base key).
 create or replace view stg_judgments as
-select * exclude (rn)
+select * exclude (rn) replace (coalesce(base_key, key) as base_key)
 from (
     select *, row_number() over (partition by key order by created_at desc) as rn
-    from read_parquet('${store}/part-*.parquet', union_by_name = true)
+    from (
+        from read_parquet('${store}/part-*.parquet', union_by_name = true)
+        union all by name
+        select null::varchar as base_key, null::varchar as endpoint where false
+    )
 )
 where rn = 1;

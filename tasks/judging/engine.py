@@ -14,13 +14,13 @@ so a crash loses only the calls in flight.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -28,6 +28,7 @@ import litellm
 
 from judgelab.study import Judge
 from tasks.judging.failures import fatal_status
+from tasks.judging.keys import endpoint
 from tasks.judging.limits import AimdLimiter, TokenBucket
 from tasks.judging.parse import ERROR, OK, parse_score
 from tasks.judging.scales import Scale
@@ -48,6 +49,7 @@ class Call:
     messages: list[dict]
     params: dict
     scale: Scale
+    base_key: str | None = None  # the key without the endpoint (keys.call_key)
 
 
 class MissingApiKey(RuntimeError):
@@ -247,7 +249,9 @@ class Engine:
             messages = reask_messages(call.messages, raw, status, call.scale)
         return {
             "key": call.key,
+            "base_key": call.base_key,
             "model": self.judge.model,
+            "endpoint": endpoint(self.judge),
             "status": status,
             "score": score,
             "raw": answers[-1] if answers else None,
@@ -268,8 +272,9 @@ class Engine:
         record: Callable[[dict], object],
         on_done: Callable[[str], object] | None = None,
     ) -> Counter:
-        """Run `calls`; `record` gets each finished row (and must make it durable) before that
-        worker takes another call; `on_done` gets each finished call's status (progress)."""
+        """Run `calls`; `record` gets each finished row and makes it durable (awaited when it
+        returns an awaitable) before that worker takes another call; `on_done` gets each
+        finished call's status (progress)."""
         pending = iter(calls)
         counts: Counter = Counter()
         skipped: list[str] = []
@@ -290,19 +295,17 @@ class Engine:
                 if row is None:  # stopped: the call is not sent and not stored
                     skipped.append(call.key)
                     continue
-                record(row)
+                durable = record(row)
+                if inspect.isawaitable(durable):
+                    await durable
                 counts[row["status"]] += 1
                 if on_done is not None:
                     on_done(row["status"])
 
         # More workers than the ceiling: the limiter, not the worker count, bounds requests,
-        # and workers sleeping in backoff do not hold a slot.
+        # and workers sleeping in backoff do not hold a slot. (shard.run_lanes sizes the
+        # loop's thread pool, through which litellm hops on every call.)
         n_workers = min(len(calls), self.judge.concurrency * 2) or 1
-        # litellm runs part of each acompletion in the loop's default thread pool (6 threads
-        # on 2 cores); size it to the in-flight ceiling so that hop never queues calls.
-        asyncio.get_running_loop().set_default_executor(
-            ThreadPoolExecutor(max_workers=self.judge.concurrency + 4, thread_name_prefix="judge")
-        )
         try:
             await asyncio.gather(*(worker() for _ in range(n_workers)))
         finally:

@@ -12,10 +12,13 @@ The same file holds the key claims (claims.py).
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import json
+import queue
 import re
 import sqlite3
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -74,19 +77,51 @@ def _decode(text: str) -> dict:
 
 
 class Journal:
-    """Append finished calls; `append` returns once the row is committed."""
+    """Append finished calls from an event loop: `await journal.append(row)` returns once the
+    row is committed. One writer thread commits whatever rows are waiting in one transaction
+    (group commit), so the loop never blocks on SQLite or on the GIL hand-off around it."""
 
     def __init__(self, store_dir: Path, sync: Sync = "normal") -> None:
         self.con = connect(store_dir, sync)
+        self.waiting: queue.SimpleQueue = queue.SimpleQueue()
+        self.writer = threading.Thread(target=self._write, name="journal", daemon=True)
+        self.writer.start()
 
-    def append(self, row: dict) -> None:
-        self.con.execute(
-            "insert into results (key, status, row) values (?, ?, ?)",
-            (row["key"], row["status"], _encode(row)),
-        )
+    async def append(self, row: dict) -> None:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        self.waiting.put((row, done, loop))
+        await done
+
+    def _write(self) -> None:
+        while (item := self.waiting.get()) is not None:
+            batch = [item]
+            while not self.waiting.empty() and (item := self.waiting.get()) is not None:
+                batch.append(item)
+            try:
+                with self.con:  # one transaction: committed (or rolled back) at the end
+                    self.con.execute("begin")
+                    self.con.executemany(
+                        "insert into results (key, status, row) values (?, ?, ?)",
+                        [(r["key"], r["status"], _encode(r)) for r, _, _ in batch],
+                    )
+                error = None
+            except Exception as exc:  # every waiting worker sees the failure
+                error = exc
+            for _, done, loop in batch:
+                loop.call_soon_threadsafe(_settle, done, error)
+            if item is None:
+                return
 
     def close(self) -> None:
+        self.waiting.put(None)
+        self.writer.join()
         self.con.close()
+
+
+def _settle(done: asyncio.Future, error: Exception | None) -> None:
+    if not done.cancelled():
+        done.set_exception(error) if error else done.set_result(None)
 
 
 def exists(store_dir: Path) -> bool:

@@ -46,7 +46,25 @@ def canonical_json(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def call_key(model: str, messages: list[dict], scale: Scale, params: dict, repeat: int) -> str:
+def endpoint(judge: Judge) -> str | None:
+    """The server a judge's calls go to: its api_base without surrounding blanks or trailing
+    "/" (so one server has one spelling); None is the provider's default."""
+    base = (judge.api_base or "").strip().rstrip("/")
+    return base or None
+
+
+def call_key(
+    model: str,
+    messages: list[dict],
+    scale: Scale,
+    params: dict,
+    repeat: int,
+    *,
+    endpoint: str | None = None,
+) -> str:
+    """Two deployments behind one model string answer differently, so a call through another
+    endpoint is another call; the endpoint enters the hash only when given, which keeps every
+    key of a default-endpoint judge (and every key stored before endpoints counted)."""
     payload = {
         "model": model,
         "messages": messages,
@@ -54,4 +72,6 @@ def call_key(model: str, messages: list[dict], scale: Scale, params: dict, repea
         "params": params,
         "repeat": repeat,
     }
+    if endpoint is not None:
+        payload["endpoint"] = endpoint
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()

@@ -18,8 +18,10 @@ import math
 import multiprocessing as mp
 import threading
 from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -62,7 +64,7 @@ async def _claim_and_run(
     calls: dict[str, Call],
     lease: claims.Lease,
     store_dir: Path,
-    record: Callable[[dict], object],
+    record: Callable[[dict], Awaitable[None]],
     progress: Progress,
     poll_s: float,
 ) -> Counter:
@@ -92,56 +94,107 @@ async def _claim_and_run(
     return counts
 
 
-def _run_slice(
-    judge: Judge,
-    rows: list[dict],
-    store_dir: Path,
-    batch_rows: int,
-    run_id: str,
-    label: str = "",
-    interval: float = 30.0,
-    sync: journal.Sync = "normal",
-    poll_s: float = 1.0,
-) -> tuple[dict[str, int], dict | None]:
-    providers.register()
-    providers.warm_up(judge.model)
+@dataclass(frozen=True)
+class Lane:
+    """One judge's calls (plan rows) in a shared event loop; `label` names its progress."""
+
+    judge: Judge
+    rows: list[dict]
+    label: str
+
+
+def _calls(rows: list[dict]) -> dict[str, Call]:
     scales = load_scales()
-    calls = {
+    return {
         r["key"]: Call(
             key=r["key"],
+            base_key=r["base_key"],
             messages=json.loads(r["messages"]),
             params=json.loads(r["params"]),
             scale=scales[r["scale"]],
         )
         for r in rows
     }
-    label = label or judge.name
-    progress = Progress(label, len(calls), interval)
-    engine = Engine(judge, run_id)
-    book = journal.Journal(store_dir, sync)
-    compactor = Compactor(store_dir, batch_rows)
 
-    def record(row: dict) -> None:
-        book.append(row)  # committed before this worker takes its next call
+
+def run_lanes(
+    lanes: list[Lane],
+    store_dir: Path,
+    part_rows: int,
+    run_id: str,
+    interval: float = 30.0,
+    sync: journal.Sync = "normal",
+    poll_s: float = 1.0,
+) -> list[tuple[dict[str, int], dict | None]]:
+    """Run every lane's judge at once in one event loop, each with its own engine (limiter,
+    rpm/tpm buckets, halt) and claims; → per lane, counts by status and its halt record.
+    One loop, not a thread per judge: litellm's logging worker is bound to one loop."""
+    providers.register()
+    for lane in lanes:
+        providers.warm_up(lane.judge.model)
+    engines = [Engine(lane.judge, run_id) for lane in lanes]
+    progress = [Progress(lane.label, len(lane.rows), interval) for lane in lanes]
+    book = journal.Journal(store_dir, sync)
+    compactor = Compactor(store_dir, part_rows)
+
+    async def record(row: dict) -> None:
+        await book.append(row)  # committed before this worker takes its next call
         compactor.tick()
 
-    try:
-        with claims.Lease(store_dir, claims.Owner(label)) as lease:
-            counts = asyncio.run(
-                _claim_and_run(engine, calls, lease, store_dir, record, progress, poll_s)
+    async def all_lanes(leases: list[claims.Lease]) -> list[Counter]:
+        # litellm runs part of each acompletion in the loop's default thread pool (6 threads
+        # on 2 cores); size it to the in-flight ceiling so that hop never queues calls.
+        ceiling = sum(lane.judge.concurrency for lane in lanes)
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=ceiling + 4, thread_name_prefix="judge")
+        )
+        runs = zip(engines, lanes, leases, progress, strict=True)
+        return await asyncio.gather(
+            *(
+                _claim_and_run(e, _calls(lane.rows), lease, store_dir, record, p, poll_s)
+                for e, lane, lease, p in runs
             )
-        return dict(counts), engine.halt
+        )
+
+    try:
+        with ExitStack() as stack:
+            leases = [
+                stack.enter_context(claims.Lease(store_dir, claims.Owner(lane.label)))
+                for lane in lanes
+            ]
+            counts = asyncio.run(all_lanes(leases))
+        return [(dict(c), e.halt) for c, e in zip(counts, engines, strict=True)]
     finally:
         compactor.close()
         book.close()
-        progress.close()
+        for p in progress:
+            p.close()
+
+
+def _run_slice(
+    judge: Judge,
+    rows: list[dict],
+    store_dir: Path,
+    part_rows: int,
+    run_id: str,
+    label: str = "",
+    interval: float = 30.0,
+    poll_s: float = 1.0,
+) -> tuple[dict[str, int], dict | None]:
+    lane = Lane(judge, rows, label or judge.name)
+    return run_lanes([lane], store_dir, part_rows, run_id, interval, poll_s=poll_s)[0]
+
+
+def plan_rows(todo: pl.DataFrame) -> list[dict]:
+    """The plan columns a call is made from, as rows."""
+    return todo.select("key", "base_key", "messages", "params", "scale").to_dicts()
 
 
 def run_shard(
     judge: Judge,
     todo: pl.DataFrame,
     store_dir: Path,
-    batch_rows: int,
+    part_rows: int,
     run_id: str,
     label: str = "",
     interval: float = 30.0,
@@ -149,11 +202,11 @@ def run_shard(
     """Make the calls in `todo` (plan rows); returns counts by final status and the halt
     records of engines that stopped on a non-retryable error. Progress lines are labelled
     `label`."""
-    rows = todo.select("key", "messages", "params", "scale").to_dicts()
+    rows = plan_rows(todo)
     # llama.cpp in-process is one model instance: local judges always use one process.
     n = 1 if judge.model.startswith("local/") else min(judge.processes, len(rows))
     if n <= 1:
-        counts, halt = _run_slice(judge, rows, store_dir, batch_rows, run_id, label, interval)
+        counts, halt = _run_slice(judge, rows, store_dir, part_rows, run_id, label, interval)
         return Counter(counts), [halt] if halt else []
     part = judge.model_copy(update={"concurrency": math.ceil(judge.concurrency / n)})
     counts: Counter = Counter()
@@ -162,7 +215,7 @@ def run_shard(
         futures = [
             pool.submit(
                 _run_slice,
-                *(part, rows[i::n], store_dir, batch_rows, run_id),
+                *(part, rows[i::n], store_dir, part_rows, run_id),
                 f"{label or judge.name} · process {i + 1}/{n}",
                 interval,
             )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import fcntl
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,7 +31,7 @@ def read_store(store_dir: Path, columns: list[str] | None = None) -> pl.DataFram
     if not files:
         return pl.DataFrame(schema={c: SCHEMA[c] for c in cols})
     # parts written before a column existed read it as null
-    return pl.scan_parquet(files, missing_columns="insert").select(cols).collect()
+    return pl.scan_parquet(files, schema=SCHEMA, missing_columns="insert").select(cols).collect()
 
 
 def latest(rows: pl.DataFrame) -> pl.DataFrame:
@@ -48,15 +50,15 @@ def latest_rows(store_dir: Path, columns: list[str] | None = None) -> pl.DataFra
 def done_keys(store_dir: Path) -> pl.DataFrame:
     """Keys whose newest row is final (anything but `error`): these are never called again.
     Includes calls still in the journal (finished by a run that is running or was killed)."""
+    journaled = pl.DataFrame(schema={"key": pl.String})
+    if journal.exists(store_dir):  # first: a row compacted meanwhile is in a part by then
+        con = journal.connect(store_dir)
+        try:
+            journaled = pl.DataFrame({"key": journal.done(con)}, schema={"key": pl.String})
+        finally:
+            con.close()
     rows = latest(read_store(store_dir, ["key", "status", "created_at"]))
     keys = rows.filter(pl.col("status") != ERROR).select("key")
-    if not journal.exists(store_dir):
-        return keys
-    con = journal.connect(store_dir)
-    try:
-        journaled = pl.DataFrame({"key": journal.done(con)}, schema={"key": pl.String})
-    finally:
-        con.close()
     return pl.concat([keys, journaled]).unique("key", maintain_order=True)
 
 
@@ -85,6 +87,34 @@ def rows_to_frame(rows: list[dict]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=SCHEMA)
 
 
+@contextmanager
+def _one_compactor(store_dir: Path, wait: bool) -> Iterator[bool]:
+    """Hold the store's compaction lock (a process that dies drops it); yields False when
+    `wait` is off and another process holds it."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    with open(store_dir / ".compact.lock", "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+
+
+def _move_journal(store_dir: Path) -> int:
+    con = journal.connect(store_dir)
+    try:
+        journal.forget(con, journal.covered([f.name for f in part_files(store_dir)]))
+        first, last, rows = journal.pending(con)
+        if not rows:
+            return 0
+        write_part(store_dir, rows_to_frame(rows), journal.part_name(first, last))
+        journal.forget(con, [(first, last)])
+        return len(rows)
+    finally:
+        con.close()
+
+
 def compact_journal(store_dir: Path, wait: bool = True) -> int:
     """Move the journal's rows into one Parquet part and delete them from the journal; returns
     the rows moved. One compactor at a time (`wait=False`: return 0 if another is at work).
@@ -92,30 +122,18 @@ def compact_journal(store_dir: Path, wait: bool = True) -> int:
     wrote are deleted, never written twice."""
     if not journal.exists(store_dir):
         return 0
-    with open(store_dir / ".compact.lock", "a+") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            return 0
-        con = journal.connect(store_dir)
-        try:
-            journal.forget(con, journal.covered([f.name for f in part_files(store_dir)]))
-            first, last, rows = journal.pending(con)
-            if not rows:
-                return 0
-            write_part(store_dir, rows_to_frame(rows), journal.part_name(first, last))
-            journal.forget(con, [(first, last)])
-            return len(rows)
-        finally:
-            con.close()
+    with _one_compactor(store_dir, wait) as mine:
+        return _move_journal(store_dir) if mine else 0
 
 
 def compact(store_dir: Path) -> Path:
     """Rewrite the store as one part holding the newest row per key. The new part lands
     before the old ones are removed, so a crash in between only leaves rows `latest` hides."""
-    compact_journal(store_dir)
-    old = part_files(store_dir)
-    new = write_part(store_dir, latest(read_store(store_dir)))
-    for f in old:
-        f.unlink()
+    with _one_compactor(store_dir, wait=True):
+        if journal.exists(store_dir):
+            _move_journal(store_dir)
+        old = part_files(store_dir)
+        new = write_part(store_dir, latest(read_store(store_dir)))
+        for f in old:
+            f.unlink()
     return new

@@ -47,12 +47,14 @@ def load_texts(study: Study, settings: Settings) -> int:
 
 
 @task(name="plan-rewrites")
-def plan_rewrites(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
+def plan_rewrites(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int]], list[str]]:
+    """The rewrite calls: counts per judge and the endpoint notes (stages.endpoint_notes)."""
     texts = warehouse.read_table(settings, "tone_texts", study.name)
     table = plan.rewrite_plan(study, texts, _axes(study), load_scales())
     warehouse.write_table(settings, table, "plan", rewrite_part(study))
     store.ensure_store(settings.store_dir)
-    return stages.call_counts(table, store.done_keys(settings.store_dir))
+    counts = stages.call_counts(table, store.done_keys(settings.store_dir))
+    return counts, stages.endpoint_notes(study, settings, table)
 
 
 @task(name="versions-and-checks")
@@ -116,15 +118,19 @@ def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
 
 
 @task(name="plan-evaluations")
-def plan_evaluations(study: Study, settings: Settings) -> dict[str, dict[str, int]]:
-    """Originals and the rewrites that passed every check, each in its own evaluation call."""
+def plan_evaluations(
+    study: Study, settings: Settings
+) -> tuple[dict[str, dict[str, int]], list[str]]:
+    """Originals and the rewrites that passed every check, each in its own evaluation call:
+    counts per judge and the endpoint notes."""
     table = warehouse.read_table(settings, "tone_versions", study.name)
     found = warehouse.read_table(settings, "rewrite_checks", study.name)
     failed = found.group_by("version_id").agg(pl.col("passed").all()).filter(~pl.col("passed"))
     scored = table.filter(pl.col("status") == "ok").join(failed, on="version_id", how="anti")
     evals = plan.eval_plan(study, scored, load_scales())
     warehouse.write_table(settings, evals, "plan", eval_part(study))
-    return stages.call_counts(evals, store.done_keys(settings.store_dir))
+    counts = stages.call_counts(evals, store.done_keys(settings.store_dir))
+    return counts, stages.endpoint_notes(study, settings, evals)
 
 
 def threshold(study: Study) -> float:

@@ -194,6 +194,7 @@ def test_each_engine_process_stops_and_reports(tmp_path: Path, monkeypatch) -> N
         todo = pl.DataFrame(
             {
                 "key": c.key,
+                "base_key": c.key,
                 "messages": canonical_json(c.messages),
                 "params": canonical_json(c.params),
                 "scale": SCALE.name,

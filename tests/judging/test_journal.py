@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
 import subprocess
 import sys
 import threading
@@ -13,8 +13,8 @@ from pathlib import Path
 import polars as pl
 
 from judgelab.study import Judge
+from judgelab.testing.plan_rows import plan_rows, user_turns
 from tasks.judging import claims, journal, store
-from tasks.judging.keys import call_key, request_params
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import _run_slice
 
@@ -44,10 +44,16 @@ def _key(i: int) -> str:
     return f"{i:064x}"
 
 
+def _append(book: journal.Journal, *rows: dict) -> None:
+    async def all_rows() -> None:
+        await asyncio.gather(*(book.append(r) for r in rows))
+
+    asyncio.run(all_rows())
+
+
 def test_appended_rows_are_done_before_compaction_and_moved_once(tmp_path: Path) -> None:
     book = journal.Journal(tmp_path)
-    for i in range(5):
-        book.append(_row(_key(i), "ok" if i else "error"))
+    _append(book, *(_row(_key(i), "ok" if i else "error") for i in range(5)))
     # a second connection (another process) sees every committed row at once
     assert set(store.done_keys(tmp_path)["key"]) == {_key(i) for i in range(1, 5)}
     assert store.part_files(tmp_path) == []
@@ -56,20 +62,19 @@ def test_appended_rows_are_done_before_compaction_and_moved_once(tmp_path: Path)
     rows = store.read_store(tmp_path)
     assert sorted(rows["key"]) == [_key(i) for i in range(5)]
     assert [f.name[:38] for f in store.part_files(tmp_path)] == [journal.part_name(1, 5) + "-"]
-    book.append(_row(_key(9)))
+    _append(book, _row(_key(9)))
     assert store.compact_journal(tmp_path) == 1
     assert store.read_store(tmp_path).height == 6
 
 
 def test_a_compaction_killed_after_writing_its_part_is_not_copied_twice(tmp_path: Path) -> None:
     book = journal.Journal(tmp_path)
-    for i in range(4):
-        book.append(_row(_key(i)))
+    _append(book, *(_row(_key(i)) for i in range(4)))
     con = journal.connect(tmp_path)
     first, last, rows = journal.pending(con)
     # the part landed, then the process died before deleting the journal rows
     store.write_part(tmp_path, store.rows_to_frame(rows), journal.part_name(first, last))
-    book.append(_row(_key(7)))  # a later call, journaled after the crash
+    _append(book, _row(_key(7)))  # a later call, journaled after the crash
     assert store.compact_journal(tmp_path) == 1
     keys = store.read_store(tmp_path)["key"]
     assert keys.n_unique() == keys.len() == 5
@@ -109,25 +114,9 @@ def test_a_live_holders_lease_is_renewed_in_the_background(tmp_path: Path) -> No
     assert claims.claim(other, claims.Owner("other"), [_key(1)]) == {_key(1)}  # released
 
 
-def _plan_rows(judge: Judge, n: int) -> list[dict]:
-    params = request_params(judge, SCALE)
-    rows = []
-    for i in range(n):
-        msgs = [{"role": "user", "content": f"text {i}"}]
-        rows.append(
-            {
-                "key": call_key(judge.model, msgs, SCALE, params, 0),
-                "messages": json.dumps(msgs),
-                "params": json.dumps(params),
-                "scale": "likert7",
-            }
-        )
-    return rows
-
-
 def test_two_runs_of_the_same_calls_at_once_make_each_call_once(tmp_path: Path) -> None:
     judge = Judge(name="j", model="fake/hash", concurrency=4)
-    rows = _plan_rows(judge, 60)
+    rows = plan_rows(judge, user_turns([f"text {i}" for i in range(60)]), SCALE)
     results: list[dict] = []
 
     def one(label: str, order: list[dict]) -> None:

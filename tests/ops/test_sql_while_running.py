@@ -33,7 +33,7 @@ def test_queries_answer_while_a_run_writes(tmp_path: Path, prefect_api: str) -> 
         **run_env,
         "JUDGELAB_DATA_DIR": str(data),
         "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
-        "JUDGELAB_STORE_BATCH_ROWS": "4",
+        "JUDGELAB_STORE_PART_ROWS": "4",
     }
     with mock_provider.running(latency=0.4) as url:
         study = write_study(tmp_path / "live.toml", url, ["mock-a"], name="live", sample_size=3)

@@ -34,7 +34,7 @@ def _start(data: Path, study: Path, prefect_api: str) -> subprocess.Popen:
             "PREFECT_API_URL": prefect_api,
             "JUDGELAB_DATA_DIR": str(data),
             "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
-            "JUDGELAB_STORE_BATCH_ROWS": "10",
+            "JUDGELAB_STORE_PART_ROWS": "10",
         },
     )
 

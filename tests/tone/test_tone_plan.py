@@ -49,3 +49,24 @@ def test_eval_plan_gives_each_repeat_its_own_seed_and_key() -> None:
 def test_tone_studies_repeat_three_times_unless_told() -> None:
     assert _study().repeats == 3
     assert _study(repeats=1).repeats == 1
+
+
+def test_rewrites_and_evaluations_carry_their_judges_endpoint() -> None:
+    """The rewriter and the evaluator each key their calls with their own endpoint; the base
+    key is the one without any (the key of a judge at the provider's default)."""
+    axes = {"confidence": load_axis("confidence")}
+    versions = TEXTS.rename({"text_id": "version_id"})
+    at = "http://127.0.0.1:5001/v1"
+    default = _study(rewriter=Judge(name="r", model="openai/m"))
+    served = _study(rewriter=Judge(name="r", model="openai/m", api_base=at)).model_copy(
+        update={"judges": [Judge(name="e", model="fake/hash", seed=7, api_base=at)]}
+    )
+    reused = served.model_copy(update={"reuse_across_endpoints": True})
+    for build in (
+        lambda s: rewrite_plan(s, TEXTS, axes, load_scales()),
+        lambda s: eval_plan(s, versions, load_scales()),
+    ):
+        base, plan, again = build(default), build(served), build(reused)
+        assert plan["base_key"].to_list() == base["key"].to_list()
+        assert not set(plan["key"]) & set(base["key"])
+        assert again["key"].to_list() == base["key"].to_list()

@@ -1,0 +1,254 @@
+"""No orphans, no zombies, prompt shutdown: a `judgelab run` killed with SIGKILL takes its
+temporary Prefect server with it and the next run marks it Crashed; SIGTERM or SIGINT stops a
+run mid-judging within seconds, exit 128 + the signal, its Prefect runs Cancelled, the store
+without a duplicate key."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import mirror_dir
+from mockstudy import ENV, write_study
+from prefect_api import Api
+
+from judgelab import lifecycle, owners
+from judgelab.settings import PROJECT_ROOT, Settings
+from judgelab.testing import mock_provider, prefect_server
+from tasks.judging import store
+
+STOP_LINE = "stopping: no new calls; waiting for Prefect to record the run Cancelled"
+
+
+def wait_for(check: Callable[[], object], timeout: float, what: str) -> object:
+    deadline = time.monotonic() + timeout
+    while not (found := check()):
+        assert time.monotonic() < deadline, f"timed out after {timeout:.0f} s waiting for {what}"
+        time.sleep(0.1)
+    return found
+
+
+def start_run(tmp: Path, study: Path, *args: str, **env: str) -> subprocess.Popen:
+    """`judgelab run` in a session of its own, so a signal to it reaches nothing else."""
+    clean = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "judgelab.cli", "run", str(study), *args],
+        cwd=PROJECT_ROOT,
+        env={
+            **clean,
+            **ENV,
+            "JUDGELAB_DATA_DIR": str(tmp / "data"),
+            "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
+            **env,
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def requests(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def tree_token(pid: int) -> str:
+    """The process-tree token of `pid` (lifecycle.guard_tree), from its watchdog's command
+    line: its own /proc environ shows the environment it started with, not the token."""
+    for child in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ppid = int(Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if ppid == pid and b"judgelab.lifecycle" in argv and b"watch" in argv:
+            return argv[argv.index(b"watch") + 1].decode()
+    return ""
+
+
+def prefect_server_of(token: str) -> int | None:
+    """The temporary Prefect server among the processes of a tree."""
+    for child in lifecycle.tree(token):
+        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"prefect.server.api.server:create_app" in cmdline:
+            return child
+    return None
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def study_runs(api: Api, study: str) -> list[dict]:
+    """The study's suite run (tagged by judgelab) and its subflow runs."""
+    tag = owners.STUDY + study
+    suites = api.post("/flow_runs/filter", {"flow_runs": {"tags": {"all_": [tag]}}})
+    ids = [r["id"] for r in suites]
+    subflows = api.post("/flow_runs/filter", {"flow_runs": {"parent_flow_run_id": {"any_": ids}}})
+    return suites + subflows
+
+
+def open_task_runs(api: Api, runs: list[dict]) -> list[dict]:
+    body = {
+        "flow_runs": {"id": {"any_": [r["id"] for r in runs]}},
+        "task_runs": {"state": {"type": {"any_": ["RUNNING", "PENDING"]}}},
+    }
+    return api.post("/task_runs/filter", body)
+
+
+# --- fast: the watchdog and the owner check ------------------------------------------------
+
+
+CHILD = """
+import os, subprocess, sys, time
+from judgelab import lifecycle
+lifecycle.guard_tree()
+ready = "print('ready', flush=True); time.sleep(60)"
+deaf = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)"
+kids = [
+    subprocess.Popen([sys.executable, "-c", f"import time; {code}; {ready}"],
+                     stdout=subprocess.PIPE, text=True, start_new_session=True)
+    for code in ("pass", deaf)
+]
+assert all(k.stdout.readline() == "ready\\n" for k in kids)
+print(os.environ[lifecycle.TREE_VAR], *(k.pid for k in kids), flush=True)
+time.sleep(60)
+"""
+
+
+def test_watchdog_ends_the_tree_of_a_killed_process() -> None:
+    """Descendants in sessions of their own (so a process-group kill would miss them), one of
+    them deaf to SIGTERM: all gone within seconds of a SIGKILL to their parent."""
+    parent = subprocess.Popen(
+        [sys.executable, "-c", CHILD], cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True
+    )
+    token, *pids = parent.stdout.readline().split()
+    kids = [int(p) for p in pids]
+    assert tree_token(parent.pid) == token
+    wait_for(lambda: set(kids) < set(lifecycle.tree(token)), 10, "the tree")  # + the watchdog
+    parent.kill()
+    parent.wait()
+    started = time.monotonic()
+    wait_for(lambda: not lifecycle.tree(token), 10, "the watchdog to end the tree")
+    assert not any(alive(k) for k in kids)
+    assert 2.5 < time.monotonic() - started < 6  # SIGTERM; SIGKILL 3 s later for the deaf one
+
+
+def test_owner_gone_only_when_its_process_is() -> None:
+    me = owners.owner_tag()
+    assert owners.gone(me) is None
+    host, pid, started = me.removeprefix(owners.OWNER).rsplit(":", 2)
+    assert (host, int(pid)) == (socket.gethostname(), os.getpid())
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead = int(finished.stdout)
+    assert owners.gone(f"{owners.OWNER}{host}:{dead}:{started}") == (host, dead)
+    assert owners.gone(f"{owners.OWNER}{host}:{pid}:1") == (host, int(pid))  # pid used again
+    assert owners.gone(f"{owners.OWNER}elsewhere:{dead}:{started}") is None  # cannot tell
+
+
+# --- slow: real runs against the mock provider ----------------------------------------------
+
+
+@pytest.mark.slow
+def test_kill_9_takes_the_temporary_server_along_and_the_next_run_marks_it_crashed(
+    tmp_path: Path,
+) -> None:
+    """kill -9 of `judgelab run` (its pid only) while it judges, with the temporary Prefect
+    server it started itself: within seconds nothing of it is left. The next run of the same
+    study, against a server on the same Prefect database, says it marked the killed run
+    Crashed, and the API shows it so (its subflow and task runs too)."""
+    home, log = tmp_path / "prefect-home", tmp_path / "requests.jsonl"
+    study_name = f"killed-{uuid.uuid4().hex[:8]}"
+    with mock_provider.running(log, latency=0.3) as url:
+        study = write_study(tmp_path / "k.toml", url, ["mock-a"], name=study_name, sample_size=60)
+        run = start_run(tmp_path, study, PREFECT_HOME=str(home))
+        token = wait_for(lambda: tree_token(run.pid), 120, "the watchdog")
+        server = wait_for(lambda: prefect_server_of(token), 120, "the temporary server")
+        wait_for(lambda: requests(log) >= 8, 120, "judge calls")  # mid-judging: 240 planned
+        killed_at = time.monotonic()
+        run.kill()
+        run.communicate()  # its stderr is also the server's: this returns once that is gone
+        wait_for(lambda: not alive(server) and not lifecycle.tree(token), 10, "the tree to end")
+        print(f"temporary server gone {time.monotonic() - killed_at:.1f} s after kill -9")
+
+        with prefect_server.running(home) as api_url:  # the killed run's database
+            # a small sample: the run's start is what counts here
+            again = start_run(tmp_path, study, "--sample-size", "2", PREFECT_API_URL=api_url)
+            out, err = again.communicate(timeout=300)
+            assert again.returncode == 0, out + err
+            api = Api(api_url)
+            runs = study_runs(api, study_name)  # the killed run's and this one's
+            lines = [x for x in err.splitlines() if "Crashed: its process" in x]
+            killed = [r for r in runs if any(r["id"] in line for line in lines)]
+            assert len(lines) == len(killed) == 2, err  # the suite run and its study subflow
+            assert {r["state_type"] for r in killed} == {"CRASHED"}
+            assert not open_task_runs(api, killed)  # the judge shard is not left running
+    for line in lines:
+        assert line.startswith("judgelab: marked the earlier run ")
+        assert f"of study {study_name} Crashed" in line
+        assert f"its process {run.pid} on {socket.gethostname()} is gone" in line
+
+
+def _stop_mid_judging(
+    tmp_path: Path, prefect_api: str, sig: signal.Signals, processes: int = 1
+) -> None:
+    """`processes` > 1: the judge's calls run in ProcessPool workers, which must stop too."""
+    log = tmp_path / "requests.jsonl"
+    study_name = f"stop-{sig.name.lower()}-{uuid.uuid4().hex[:8]}"
+    with mock_provider.running(log, latency=0.3) as url:
+        study = write_study(tmp_path / "s.toml", url, ["mock-a"], name=study_name, sample_size=60)
+        text = study.read_text().replace(
+            "concurrency = 4", f"concurrency = 4\nprocesses = {processes}"
+        )
+        study.write_text(text)
+        run = start_run(tmp_path, study, PREFECT_API_URL=prefect_api)
+        wait_for(lambda: requests(log) >= 8, 180, "judge calls")  # mid-judging: 240 planned
+        token = tree_token(run.pid)
+        assert token
+        sent = time.monotonic()
+        os.kill(run.pid, sig)
+        err = run.communicate(timeout=30)[1]  # returns once every holder of its stderr exited
+        took = time.monotonic() - sent
+        made = requests(log)
+        time.sleep(1)
+        assert requests(log) == made  # nothing of it calls on
+    print(f"{sig.name}: exit {run.returncode} after {took:.2f} s")
+    assert took < 10 and run.returncode == 128 + sig, (took, run.returncode, err)
+    lines = err.splitlines()
+    assert any(x.startswith(f"judgelab: {sig.name}: {STOP_LINE}") for x in lines), err
+    (recorded,) = [x for x in lines if x.startswith("judgelab: recorded Cancelled: ")]
+    assert "Traceback" not in err
+    assert not lifecycle.tree(token)  # no process of the run is left
+    api = Api(prefect_api)
+    runs = study_runs(api, study_name)
+    assert len(runs) == 2 and {r["state_type"] for r in runs} == {"CANCELLED"}, runs
+    assert all(r["id"] in recorded for r in runs)
+    assert not open_task_runs(api, runs)
+    store_dir = Settings(data_dir=tmp_path / "data").store_dir
+    store.compact_journal(store_dir)
+    keys = store.read_store(store_dir, ["key"])["key"]
+    assert 0 < keys.len() == keys.n_unique() <= 240
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_run_within_seconds(tmp_path: Path, prefect_api: str) -> None:
+    _stop_mid_judging(tmp_path, prefect_api, signal.SIGTERM)
+
+
+@pytest.mark.slow
+def test_sigint_stops_a_run_and_its_engine_processes(tmp_path: Path, prefect_api: str) -> None:
+    _stop_mid_judging(tmp_path, prefect_api, signal.SIGINT, processes=2)
