@@ -90,8 +90,11 @@ def main() -> None:
                     time.sleep(0.02)
                 starts.append(time.perf_counter() - t0)
                 time.sleep(rng.uniform(0.0, 2.0))
-                landed += proc.poll() is None
-                os.killpg(proc.pid, signal.SIGKILL)
+                if proc.poll() is None:
+                    landed += 1
+                    os.killpg(proc.pid, signal.SIGKILL)
+                elif proc.returncode:
+                    raise SystemExit(f"the judge stage failed (exit {proc.returncode})")
                 proc.wait()
                 done = store.done_keys(Settings(data_dir=data).store_dir)["key"]
                 after.append((_lines(log), set(done)))

@@ -41,21 +41,32 @@ def owner_tag() -> str:
     return f"{OWNER}{socket.gethostname()}:{os.getpid()}:{_stat(os.getpid())[1]}"
 
 
+def process_start(pid: int) -> str:
+    """When process `pid` started (clock ticks after boot; "-" if unknown): with the pid it
+    names one process, even after the pid is used again."""
+    return _stat(pid)[1]
+
+
+def ended(pid: int, started: str) -> bool:
+    """Whether the process `pid` that started at `started` (on this host) is gone: no such
+    pid, a zombie, or the pid now names a later process."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    state, now = _stat(pid)
+    return state == "Z" or ("-" not in (started, now) and now != started)
+
+
 def gone(tag: str) -> tuple[str, int] | None:
     """(host, pid) of an owner tag whose process has ended on this host; None while it may
     live (another host cannot be checked from here)."""
     host, pid, started = tag.removeprefix(OWNER).rsplit(":", 2)
     if host != socket.gethostname():
         return None
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return host, int(pid)
-    except PermissionError:  # alive, another user's
-        return None
-    state, now = _stat(int(pid))
-    reused = "-" not in (started, now) and now != started
-    return (host, int(pid)) if state == "Z" or reused else None
+    return (host, int(pid)) if ended(int(pid), started) else None
 
 
 def _client() -> SyncPrefectClient:

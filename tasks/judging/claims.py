@@ -3,8 +3,9 @@
 Two runs that plan the same call — a second study with the same judge and items, another
 shard, a Dask worker on the same volume — meet here, in the journal's SQLite file (the claim
 is one transaction, so taking it is atomic). A claim names its owner (host, pid, a random id)
-and expires unless renewed; a claim whose owner is a dead process on this host, or whose lease
-ran out (another host), is taken over. A run waits for keys a live run holds and then finds
+and expires unless renewed; a claim whose owner is a dead process on this host (pid and start
+time, so a pid used again does not count: owners.ended), or whose lease ran out (another
+host), is taken over. A run waits for keys a live run holds and then finds
 them done in the journal, or takes them over when that run stops without making them.
 SQLite locking needs a filesystem with working POSIX locks (local disk, NFSv4 with locks).
 """
@@ -20,6 +21,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judgelab import owners
 from tasks.judging import journal
 
 TTL_S = 60.0  # a lease not renewed for this long is free to take (the holder renews every TTL/4)
@@ -30,17 +32,8 @@ class Owner:
     label: str  # what the waiting run prints: study · judge · shard
     host: str = field(default_factory=socket.gethostname)
     pid: int = field(default_factory=os.getpid)
+    started: str = field(default_factory=lambda: owners.process_start(os.getpid()))
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, another user's
-        return True
-    return True
 
 
 def claim(con: sqlite3.Connection, owner: Owner, keys: list[str], ttl: float = TTL_S) -> set[str]:
@@ -53,18 +46,18 @@ def claim(con: sqlite3.Connection, owner: Owner, keys: list[str], ttl: float = T
         con.execute("delete from wanted")
         con.executemany("insert or ignore into wanted values (?)", [(k,) for k in keys])
         others = con.execute(
-            "select distinct owner, host, pid from claims where key in (select key from wanted)"
-            " and owner != ? and host = ?",
+            "select distinct owner, pid, started from claims where owner != ? and host = ?"
+            " and key in (select key from wanted)",
             (owner.id, owner.host),
         ).fetchall()
-        dead = [(o,) for o, _, pid in others if not _alive(pid)]
+        dead = [(o,) for o, pid, started in others if owners.ended(pid, started)]
         con.executemany("delete from claims where owner = ?", dead)
         con.execute(
             "delete from claims where expires < ? and key in (select key from wanted)", (now,)
         )
         con.execute(
-            "insert or ignore into claims select key, ?, ?, ?, ?, ? from wanted",
-            (owner.id, owner.label, owner.host, owner.pid, now + ttl),
+            "insert or ignore into claims select key, ?, ?, ?, ?, ?, ? from wanted",
+            (owner.id, owner.label, owner.host, owner.pid, owner.started, now + ttl),
         )
         mine = con.execute(
             "select key from claims where owner = ? and key in (select key from wanted)",

@@ -41,6 +41,7 @@ create table if not exists claims (
     label text not null,
     host text not null,
     pid integer not null,
+    started text not null,
     expires real not null
 );
 create index if not exists claims_owner on claims (owner);

@@ -102,6 +102,15 @@ def test_claims_are_exclusive_until_released_expired_or_the_owner_dies(tmp_path:
     claims.release(con, a)
     assert claims.claim(con, d, keys[:3], ttl=3600) == set(keys[:3])
     assert claims.claim(con, b, keys[:3]) == set(keys[:3])
+    # a pid used again (a restarted container): same pid, another start time → gone
+    claims.release(con, b)
+    reused = claims.Owner("study e", started="1")  # this live pid, but not this process
+    assert claims.claim(con, reused, keys[:3], ttl=3600) == set(keys[:3])
+    assert claims.claim(con, b, keys[:3]) == set(keys[:3])
+    live = claims.Owner("study f")  # this very process: its claims stay
+    claims.release(con, b)
+    assert claims.claim(con, live, keys[:3], ttl=3600) == set(keys[:3])
+    assert claims.claim(con, b, keys[:3]) == set()
 
 
 def test_a_live_holders_lease_is_renewed_in_the_background(tmp_path: Path) -> None:
