@@ -9,12 +9,13 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from flows.common import finish, judge_all
+from flows.names import run_name
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import stages
 
 
-@flow(name="accuracy-study")
+@flow(name="accuracy-study", flow_run_name=run_name)
 def accuracy_study(study_file: str, sample_size: int | None = None) -> dict:
     """Run one accuracy study end to end; returns call counts before and calls made now."""
     settings = Settings()

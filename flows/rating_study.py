@@ -10,12 +10,13 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from flows.common import finish, judge_all
+from flows.names import run_name
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import stages
 
 
-@flow(name="rating-study")
+@flow(name="rating-study", flow_run_name=run_name)
 def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     """Run one rating study end to end; returns call counts before and calls made now."""
     settings = Settings()
@@ -32,7 +33,7 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     return finish(study, settings, run_id, started_at, before, made, workers, failures, notes)
 
 
-@flow(name="reparse-study")
+@flow(name="reparse-study", flow_run_name=run_name)
 def reparse_study(study_file: str) -> dict:
     """Re-parse stored answers and rebuild every table after the judge stage; no model calls.
     Recorded as a run with 0 calls, so `tbl_changes` shows what the parser fix moved."""

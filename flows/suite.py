@@ -9,6 +9,7 @@ from prefect import flow
 
 from flows.accuracy_study import accuracy_study
 from flows.common import task_runner
+from flows.names import run_name
 from flows.rating_study import rating_study
 from flows.tone_study import tone_study
 from judgelab import lifecycle, owners
@@ -34,7 +35,7 @@ def run_studies(studies: list[tuple[Path, Study]], sample_size: int | None) -> l
     return results
 
 
-@flow(name="study-suite")
+@flow(name="study-suite", flow_run_name=run_name)
 def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
     """Run every study a suite file lists (or the one study file given), each as a subflow.
     A study whose judges failed loudly ends Failed; the others still run, and then the suite

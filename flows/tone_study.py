@@ -9,6 +9,7 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from flows.common import finish, judge_all
+from flows.names import run_name
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import stages
@@ -16,7 +17,7 @@ from tasks.judging.failures import JudgeFailures
 from tasks.tone import stages as tone
 
 
-@flow(name="tone-study")
+@flow(name="tone-study", flow_run_name=run_name)
 def tone_study(study_file: str, sample_size: int | None = None) -> dict:
     """Run one tone stress test end to end; returns call counts before and calls made now."""
     settings = Settings()

@@ -121,7 +121,13 @@ def missing_calls(
     return todo.filter(pl.col("key").str.slice(0, 8).str.to_integer(base=16) % n_shards == shard)
 
 
-@task(name="judge-shard")
+def shard_run_name(parameters: dict) -> str:
+    """`judge smollm2-135m shard 2/3`: the UI's task list says whose calls a shard makes."""
+    p = parameters
+    return f"judge {p['judge_name']} shard {p['shard'] + 1}/{p['n_shards']}"
+
+
+@task(name="judge-shard", task_run_name=shard_run_name)
 def judge_shard(
     study: Study,
     settings: Settings,

@@ -1,5 +1,6 @@
 """Calls done / planned while judge calls run: a bar on a terminal, plain log lines elsewhere
-(CI, workers), and the same counts in the Prefect UI as a progress artifact."""
+(CI, workers), and the same counts in the Prefect UI as a progress artifact and as lines on
+the run's Logs tab."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tasks.artifacts import artifact_key
 from tasks.judging.parse import OK
 
 log = logging.getLogger("judgelab.progress")
+log.setLevel(logging.INFO)  # judgelab's own lines at INFO; libraries stay at the root's WARNING
 UI_INTERVAL = 5.0  # seconds between progress-artifact updates
 
 
@@ -33,6 +35,29 @@ def _in_prefect_run() -> bool:
     from prefect.context import FlowRunContext, TaskRunContext
 
     return TaskRunContext.get() is not None or FlowRunContext.get() is not None
+
+
+class RunLog(logging.Handler):
+    """Sends records to the Logs tab of the Prefect run they are made in (Prefect's API
+    handler); outside a run it drops them, so a terminal sees each line once, from the CLI's
+    own handler."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.api: logging.Handler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not _in_prefect_run():
+            return
+        if self.api is None:
+            from prefect.logging.handlers import APILogHandler
+
+            self.api = APILogHandler()
+        self.api.emit(record)
+
+
+run_log = RunLog()
+log.addHandler(run_log)
 
 
 class Progress:
@@ -78,9 +103,9 @@ class Progress:
             if status != OK:
                 self.bar.set_postfix(failed=self.failed, refresh=False)
         now = time.monotonic()
-        if self.bar is None and now - self.last_line >= self.interval:
+        if now - self.last_line >= self.interval:
             self.last_line = now
-            log.info(self.line())
+            self._say(logging.INFO)
         if self.artifact is not None and now - self.last_ui >= UI_INTERVAL:
             self.last_ui = now
             self._update_ui()
@@ -101,10 +126,17 @@ class Progress:
         except Exception as exc:  # the UI is a view; a hiccup there must not stop judge calls
             log.debug("progress artifact update failed: %s", exc)
 
+    def _say(self, level: int) -> None:
+        """The line on the terminal (unless the bar shows it) and on the run's Logs tab."""
+        if self.bar is None:
+            log.log(level, self.line())
+        else:
+            run_log.handle(log.makeRecord(log.name, level, __file__, 0, self.line(), None, None))
+
     def close(self) -> None:
+        """The last line; a warning when calls failed, so the run's log flags the shard."""
         if self.bar is not None:
             self.bar.close()
-        else:
-            log.info(self.line())
+        self._say(logging.WARNING if self.failed else logging.INFO)
         if self.artifact is not None:
             self._update_ui()
