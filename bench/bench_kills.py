@@ -80,6 +80,8 @@ def main() -> None:
         landed, starts, after = 0, [], []  # after each kill: (log length, keys done)
         with mock_provider.running(log, latency=args.latency) as url:
             study.write_text(STUDY.format(url=url, items=args.items, concurrency=args.concurrency))
+            plan_cmd = [sys.executable, "-m", "judgelab.cli", "plan", str(study)]
+            subprocess.run(plan_cmd, env=env, cwd=PROJECT_ROOT, check=True, capture_output=True)
             for _ in range(args.kills):
                 n_before, t0 = _lines(log), time.perf_counter()
                 proc = subprocess.Popen(

@@ -71,8 +71,8 @@ def _lines(log: Path) -> int:
     return len(mock_provider.read_log(log)) if log.exists() else 0
 
 
-def test_kill_nine_at_twelve_random_moments_then_resume(tmp_path: Path) -> None:
-    """12 kills in the judge stage, 4 while views are published, then `judgelab run`."""
+def test_kill_nine_at_ten_random_moments_then_resume(tmp_path: Path) -> None:
+    """10 kills in the judge stage, 3 while views are published, then `judgelab run`."""
     rng = random.Random(20261201)
     data, log = tmp_path / "data", tmp_path / "requests.jsonl"
     settings = Settings(data_dir=data)
@@ -82,8 +82,11 @@ def test_kill_nine_at_twelve_random_moments_then_resume(tmp_path: Path) -> None:
     ) as url:
         study = tmp_path / "crash.toml"
         study.write_text(STUDY.format(url=url))
+        planned = _start(["judgelab.cli", "plan", str(study)], data)
+        outputs.append(planned.communicate(timeout=300)[0])
+        assert planned.returncode == 0, outputs[-1]
         kills = []  # (keys done when killed, mock log length when killed)
-        for _ in range(12):
+        for _ in range(10):
             n_before = _lines(log)
             proc = _start(["judgelab.testing.kill_driver", "judge", str(study)], data)
             deadline = time.time() + 120
@@ -99,7 +102,7 @@ def test_kill_nine_at_twelve_random_moments_then_resume(tmp_path: Path) -> None:
             kills.append((set(store.done_keys(settings.store_dir)["key"]), _lines(log)))
         published = _start(["judgelab.testing.kill_driver", "publish"], data)
         outputs.append(published.communicate(timeout=300)[0])
-        for _ in range(4):  # kills while the views are rebuilt: the old ones still answer
+        for _ in range(3):  # kills while the views are rebuilt: the old ones still answer
             proc = _start(["judgelab.testing.kill_driver", "publish"], data)
             time.sleep(rng.uniform(0.5, 4.0))
             os.killpg(proc.pid, signal.SIGKILL)
@@ -115,7 +118,7 @@ def test_kill_nine_at_twelve_random_moments_then_resume(tmp_path: Path) -> None:
     assert rows["key"].n_unique() == rows.height == plan["key"].n_unique()
     assert set(rows["key"]) == set(plan["key"])
     partial = [len(done) for done, _ in kills if 0 < len(done) < plan["key"].n_unique()]
-    assert len(partial) >= 8, "too few kills landed inside the judge stage to mean anything"
+    assert len(partial) >= 7, "too few kills landed inside the judge stage to mean anything"
     requests = mock_provider.read_log(log)
     figures = accounting(plan, requests, set(rows["key"]))
     assert figures["lost"] == 0

@@ -84,7 +84,7 @@ def test_identical_texts_share_one_call() -> None:
     )
     plan = build_plan(study, items, load_scales())
     assert plan.height == 3 and plan["key"].n_unique() == 2
-    from tasks.stages import call_counts
+    from tasks.judging.todo import call_counts
 
     counts = call_counts(plan, pl.DataFrame({"key": [plan["key"][0]]}))
     assert counts == {"smollm2-135m": {"planned": 2, "stored": 1, "missing": 1}}

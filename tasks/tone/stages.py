@@ -12,6 +12,7 @@ from schemas.validate import validate
 from tasks import stages, warehouse
 from tasks.judging import prompts, store
 from tasks.judging.scales import load_scales
+from tasks.judging.todo import call_counts
 from tasks.plan import sample_items
 from tasks.sources import fetch
 from tasks.tone import analysis, checks, lexical, plan, scores, similarity, versions
@@ -53,7 +54,7 @@ def plan_rewrites(study: Study, settings: Settings) -> tuple[dict[str, dict[str,
     table = plan.rewrite_plan(study, texts, _axes(study), load_scales())
     warehouse.write_table(settings, table, "plan", rewrite_part(study))
     store.ensure_store(settings.store_dir)
-    counts = stages.call_counts(table, store.done_keys(settings.store_dir))
+    counts = call_counts(table, store.done_keys(settings.store_dir))
     return counts, stages.endpoint_notes(study, settings, table)
 
 
@@ -129,7 +130,7 @@ def plan_evaluations(
     scored = table.filter(pl.col("status") == "ok").join(failed, on="version_id", how="anti")
     evals = plan.eval_plan(study, scored, load_scales())
     warehouse.write_table(settings, evals, "plan", eval_part(study))
-    counts = stages.call_counts(evals, store.done_keys(settings.store_dir))
+    counts = call_counts(evals, store.done_keys(settings.store_dir))
     return counts, stages.endpoint_notes(study, settings, evals)
 
 

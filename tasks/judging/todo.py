@@ -1,0 +1,33 @@
+"""What a plan still needs from the judges: planned / stored / missing calls, a shard's calls.
+
+Pure functions of the plan and the done keys (store.done_keys); the judge stage, `plan` and
+the crash tests' kill driver share them.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+
+def call_counts(plan: pl.DataFrame, done: pl.DataFrame) -> dict[str, dict[str, int]]:
+    plan = plan.unique(["judge", "key"], maintain_order=True)  # same text → same request
+    stored = plan.join(done, on="key", how="semi").group_by("judge").len()
+    stored = dict(stored.iter_rows())
+    return {
+        judge: {"planned": n, "stored": stored.get(judge, 0), "missing": n - stored.get(judge, 0)}
+        for judge, n in plan.group_by("judge", maintain_order=True).len().iter_rows()
+    }
+
+
+def missing_calls(
+    plan: pl.DataFrame, done: pl.DataFrame, judge: str, shard: int, n_shards: int
+) -> pl.DataFrame:
+    """This shard's calls of one judge that the store does not hold yet (plan order kept,
+    so calls sharing a prompt prefix stay together)."""
+    todo = (
+        plan.filter(pl.col("judge") == judge)
+        .join(done, on="key", how="anti", maintain_order="left")
+        .unique("key", maintain_order=True)  # identical requests are one call
+    )
+    # keys are sha256 hex, so their leading digits spread calls evenly over shards
+    return todo.filter(pl.col("key").str.slice(0, 8).str.to_integer(base=16) % n_shards == shard)
