@@ -146,6 +146,7 @@ class Engine:
         self.judge = judge
         self.run_id = run_id
         self.key = api_key(judge)
+        self.endpoint = endpoint(judge)  # stored with every row
         self.limiter = AimdLimiter(judge.concurrency)
         self.rpm = TokenBucket(judge.rpm) if judge.rpm else None
         self.tpm = TokenBucket(judge.tpm) if judge.tpm else None
@@ -251,7 +252,7 @@ class Engine:
             "key": call.key,
             "base_key": call.base_key,
             "model": self.judge.model,
-            "endpoint": endpoint(self.judge),
+            "endpoint": self.endpoint,
             "status": status,
             "score": score,
             "raw": answers[-1] if answers else None,

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
+from conftest import mirror_dir
 
+from judgelab.settings import PROJECT_ROOT
 from judgelab.testing import mock_provider
 
 JUDGE = """
@@ -56,3 +61,28 @@ def request_digests(plan: pl.DataFrame) -> dict[str, str]:
         k: mock_provider.messages_hash(json.loads(m))
         for k, m in plan.select("key", "messages").iter_rows()
     }
+
+
+def cli_env(data: Path, prefect_api: str, **extra: str) -> dict[str, str]:
+    """The environment of a `judgelab` command in these tests: the mock's key, the real
+    Prefect server, a data dir of the test's own and the benchmark mirror."""
+    return {
+        **os.environ,
+        **ENV,
+        "PREFECT_API_URL": prefect_api,
+        "JUDGELAB_DATA_DIR": str(data),
+        "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
+        **extra,
+    }
+
+
+def run_cli(data: Path, prefect_api: str, *args: str) -> subprocess.CompletedProcess:
+    """`judgelab ARGS` to its end, output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "judgelab.cli", *args],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=cli_env(data, prefect_api),
+    )

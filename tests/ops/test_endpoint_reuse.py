@@ -10,18 +10,15 @@ reuses C's answers, and `plan` tells a study without the flag that it would reus
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import mirror_dir
-from mockstudy import ENV, request_digests, write_study
+from mockstudy import request_digests, run_cli, write_study
 from prefect_api import Api
 
-from judgelab.settings import PROJECT_ROOT, Settings
+from judgelab.settings import Settings
 from judgelab.testing import mock_provider
 from tasks import warehouse
 from tasks.judging import store
@@ -31,20 +28,7 @@ CALLS = 40  # 10 items × 2 prompt levels × 2 scales
 
 
 def judgelab(data: Path, *args: str, prefect_api: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [sys.executable, "-m", "judgelab.cli", *args],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={
-            **os.environ,
-            **ENV,
-            "PREFECT_API_URL": prefect_api,
-            "JUDGELAB_DATA_DIR": str(data),
-            "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
-        },
-    )
+    proc = run_cli(data, prefect_api, *args)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
 

@@ -4,41 +4,20 @@ flow run Failed with a warning naming the judge, and the other judges' results p
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import mirror_dir
-from mockstudy import ENV, write_study
+from mockstudy import run_cli, write_study
 from prefect_api import Api
 
-from judgelab.settings import PROJECT_ROOT, Settings
+from judgelab.settings import Settings
 from judgelab.testing import mock_provider
 from tasks import warehouse
 from tasks.judging import store
 
 pytestmark = pytest.mark.slow
-
-
-def run_cli(data: Path, study: Path, prefect_api: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "judgelab.cli", "run", str(study)],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={
-            **os.environ,
-            **ENV,
-            "PREFECT_API_URL": prefect_api,
-            "JUDGELAB_DATA_DIR": str(data),
-            "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
-        },
-    )
 
 
 def judgelab_lines(stderr: str) -> list[str]:
@@ -60,7 +39,7 @@ def test_all_401_judge_fails_the_run_loudly(tmp_path: Path, prefect_api: str) ->
     data, log = tmp_path / "data", tmp_path / "requests.jsonl"
     with mock_provider.running(log, latency=0.01, refuse="mock-bad=401") as url:
         study = write_study(tmp_path / "loud.toml", url, ["mock-a", "mock-bad"], name="loud")
-        proc = run_cli(data, study, prefect_api)
+        proc = run_cli(data, prefect_api, "run", str(study))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     (line,) = judgelab_lines(proc.stderr)
     assert "'mock-bad'" in line and "401" in line and "$MOCK_JUDGE_KEY" in line, line
@@ -105,7 +84,7 @@ def test_failure_share_decides_the_exit_code(tmp_path: Path, prefect_api: str) -
                 text = text.replace("shard_size", f"max_failure_share = {limit}\nshard_size")
             study.write_text(text)
             data = tmp_path / f"data{limit}"
-            proc = run_cli(data, study, prefect_api)
+            proc = run_cli(data, prefect_api, "run", str(study))
             codes[limit] = proc.returncode
             rows = store.read_store(Settings(data_dir=data).store_dir)
             shares[limit] = rows.filter(pl.col("status") == "error").height / rows.height

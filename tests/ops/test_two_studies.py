@@ -3,15 +3,13 @@ once: the first to claim a key makes it, the other waits and finds it done."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import mirror_dir
-from mockstudy import ENV, request_digests, write_study
+from mockstudy import cli_env, request_digests, write_study
 
 from judgelab.settings import PROJECT_ROOT, Settings
 from judgelab.testing import mock_provider
@@ -28,14 +26,7 @@ def _start(data: Path, study: Path, prefect_api: str) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={
-            **os.environ,
-            **ENV,
-            "PREFECT_API_URL": prefect_api,
-            "JUDGELAB_DATA_DIR": str(data),
-            "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
-            "JUDGELAB_STORE_PART_ROWS": "10",
-        },
+        env=cli_env(data, prefect_api, JUDGELAB_STORE_PART_ROWS="10"),
     )
 
 

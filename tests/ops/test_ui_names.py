@@ -5,19 +5,14 @@ when calls failed) are on its run's Logs tab while the terminal prints each line
 from __future__ import annotations
 
 import logging
-import os
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import mirror_dir
-from mockstudy import ENV, write_study
+from mockstudy import run_cli, write_study
 from prefect_api import Api
 
-from judgelab.settings import PROJECT_ROOT
 from judgelab.testing import mock_provider
 
 pytestmark = pytest.mark.slow
@@ -43,20 +38,7 @@ def test_runs_are_named_and_progress_reaches_the_logs(tmp_path: Path, prefect_ap
     with mock_provider.running(None, latency=0.0, fail_share=0.15) as url:
         # the study's name, not the file's stem, names the runs; 40 calls in 2 shards
         study = write_study(tmp_path / "some_file.toml", url, ["mock-a"], "uinames", 10, 20)
-        proc = subprocess.run(
-            [sys.executable, "-m", "judgelab.cli", "run", str(study)],
-            cwd=PROJECT_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env={
-                **os.environ,
-                **ENV,
-                "PREFECT_API_URL": prefect_api,
-                "JUDGELAB_DATA_DIR": str(data),
-                "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
-            },
-        )
+        proc = run_cli(data, prefect_api, "run", str(study))
     assert proc.returncode == 0, proc.stderr
 
     runs = api.post("/flow_runs/filter", {"flow_runs": {"name": {"like_": "uinames-"}}})
