@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -68,28 +69,42 @@ class Judge(BaseModel):
 
 
 class RatingFile(BaseModel):
-    """A user's own human-rated set (`benchmark = "file"`): CSV, TSV, Parquet or JSONL.
+    """A user's own human-rated set (`benchmark = "file"`): CSV, TSV, Parquet or JSON lines.
 
     Either `mean_column` (one row per item holding the human mean) or `rater_column` plus
     `rating_column` (one row per rater rating) is given. `scale_min`/`scale_max` declare the
     human scale; `direction = "descending"` means a high human number sits at the *low* end of
     the task's scale (e.g. offensiveness −1..1 where −1 is most offensive) and is reversed.
     Analyses that leave one rater out (the human ceiling) need the per-rater layout.
+    Attribute docstrings are the README's field reference (tasks/benchmarks/fields.py).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    path: str  # relative paths resolve against the study file's folder
+    path: str
+    """The data file, relative to the study file's folder: `.csv`, `.tsv`, `.parquet`,
+    `.jsonl`/`.ndjson`, or `.json` holding JSON lines."""
     id_column: str = "item_id"
+    """Item id; ids become `<file stem>:<id>`."""
     text_column: str = "text"
+    """The text the judges rate."""
     mean_column: str | None = None
+    """Mean layout: one row per item holding the human mean (give this, or `rater_column` and
+    `rating_column`)."""
     rater_column: str | None = None
+    """Per-rater layout: who gave the rating (with `rating_column`); one row per rating."""
     rating_column: str | None = None
-    n_raters_column: str | None = None  # mean layout only: raters behind each mean (else 1)
-    domain_column: str | None = None  # strata for sampling; one domain "all" if absent
+    """Per-rater layout: one rater's rating of the item."""
+    n_raters_column: str | None = None
+    """Mean layout only: how many raters are behind each mean (absent: 1)."""
+    domain_column: str | None = None
+    """Strata for sampling (e.g. the source of a text); absent: one domain, `all`."""
     scale_min: float
+    """Low end of the human scale."""
     scale_max: float
+    """High end of the human scale."""
     direction: Literal["ascending", "descending"] = "ascending"
+    """`descending`: a high human number is the task's low end (reversed on load)."""
 
     @model_validator(mode="after")
     def one_layout(self) -> RatingFile:
@@ -115,28 +130,67 @@ class RatingFile(BaseModel):
 
 
 class QaFile(BaseModel):
-    """A user's own question–answer set (`type = "accuracy"`, `benchmark = "file"`)."""
+    """A user's own question–answer set (`type = "accuracy"`, `benchmark = "file"`).
 
-    model_config = ConfigDict(extra="forbid")
+    A label column states its meaning: `reference_true` names the value of a correct answer,
+    or `reference_means` says what a true/yes label marks. Undeclared, only labels that say
+    it themselves pass (true/false, 1/0, correct/incorrect, read as "correct"); yes/no and
+    other text stop the load with the values found (HaluEval's `hallucination: yes` is a
+    *wrong* answer, and was once read as a right one)."""
 
-    path: str  # relative paths resolve against the study file's folder
-    id_column: str | None = None  # else the data row number
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    path: str
+    """The data file, relative to the study file's folder: `.csv`, `.tsv`, `.parquet`,
+    `.jsonl`/`.ndjson`, or `.json` holding JSON lines."""
+    id_column: str | None = None
+    """Item id; ids become `<file stem>:<id>` (absent: the data row number)."""
     question_column: str = "question"
+    """The question; rows with the same question text are one question."""
     answer_column: str = "answer"
-    reference_column: str | None = None  # True = the answer is correct; absent = no labels
-    domain_column: str | None = None  # strata for sampling; one domain "all" if absent
+    """The candidate answer the judges grade."""
+    reference_column: str | None = None
+    """The label saying whether the answer is correct; declare its meaning with
+    `reference_true` or `reference_means` unless it is true/false, 1/0 or correct/incorrect.
+    Absent: no labels (grade against the consensus, `truth = "consensus"`)."""
+    reference_true: str | None = None
+    """The label value of a *correct* answer (any case); the column's one other value marks a
+    wrong answer."""
+    reference_means: Literal["correct", "incorrect"] | None = None
+    """What a true/yes/1 label says about the answer: `correct`, or `incorrect` (a
+    `hallucination` or `is_wrong` column)."""
+    domain_column: str | None = None
+    """Strata for sampling (e.g. a category); absent: one domain, `all`."""
+
+    @model_validator(mode="after")
+    def one_meaning(self) -> QaFile:
+        """A label's meaning is declared once, and only for a label column."""
+        given = [k for k in ("reference_true", "reference_means") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError("give reference_true or reference_means, not both")
+        if given and self.reference_column is None:
+            raise ValueError(f"{given[0]} describes reference_column, which is not set")
+        if self.reference_true is not None and not self.reference_true.strip():
+            raise ValueError("reference_true is empty; give the label of a correct answer")
+        return self
 
 
 class TextFile(BaseModel):
     """A user's own texts for the tone stress test (`type = "tone"`, `benchmark = "file"`)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    path: str  # relative paths resolve against the study file's folder
+    path: str
+    """The data file, relative to the study file's folder: `.csv`, `.tsv`, `.parquet`,
+    `.jsonl`/`.ndjson`, or `.json` holding JSON lines."""
     id_column: str = "id"
+    """Text id."""
     text_column: str = "text"
-    score_column: str | None = None  # a human score, e.g. an application's panel score
+    """The text that is rewritten and evaluated."""
+    score_column: str | None = None
+    """A human score (e.g. an application's panel score): does the tone gap depend on it?"""
     domain_column: str | None = None
+    """Strata for sampling; absent: one domain, `all`."""
 
 
 class Tone(BaseModel):
@@ -341,6 +395,10 @@ def _read_toml(path: Path) -> dict:
         raise StudyError(f"{path}: not valid TOML: {exc}") from None
 
 
+# the block a study without judges is told to add: the embedded judge, no key, no cost
+EMBEDDED_JUDGE = """[[judges]]
+name = "smollm2-135m"
+model = "local/smollm2-135m-instruct"   # the embedded judge; a hosted one: see the README"""
 TABLES = ("study", "judges", "rewriter")  # the top-level tables of a study file
 # each table's model, for "did you mean" on a misspelt key
 MODELS = {
@@ -366,8 +424,9 @@ def load_study(path: str | Path, **overrides) -> Study:
         doc["rewriter"] = raw["rewriter"]
     doc |= {k: v for k, v in overrides.items() if v is not None}
     for table in ("data", "qa_data", "texts"):
-        if isinstance(doc.get(table), dict) and "path" in doc[table]:
-            doc[table]["path"] = str((path.parent / doc[table]["path"]).resolve())
+        if isinstance(doc.get(table), dict) and isinstance(doc[table].get("path"), str):
+            # not resolve(): a symlink keeps the name the user gave (its suffix, its errors)
+            doc[table]["path"] = os.path.abspath(path.parent / doc[table]["path"])
     try:
         return Study.model_validate(doc)
     except ValidationError as exc:
@@ -395,6 +454,8 @@ def _check_tables(path: Path, text: str, raw: dict) -> None:
                 f"a study file has [study], [study.*], [[judges]] and [rewriter]"
             )
     judges = raw.get("judges", [])
+    if judges == []:
+        raise StudyError(f"{path}: no [[judges]] table: add one, e.g.\n\n{EMBEDDED_JUDGE}")
     if not isinstance(judges, list):
         return
     seen: set[str] = set()

@@ -161,6 +161,16 @@ CASES = {
         ["bad.toml", "line 10, qa_data", 'truth = "reference"', "reference_column"],
         {"qa.csv": QA_CSV},
     ),
+    "QA yes/no labels, meaning undeclared": Case(
+        QA_STUDY.replace('path = "qa.csv"', 'path = "qa.csv"\nreference_column = "ok"'),
+        ["qa.csv, column 'ok'", "the labels 'no' (2), 'yes' (1) do not say", "reference_true"],
+        {"qa.csv": "question,answer,ok\nA?,a,no\nB?,b,yes\nC?,c,No\n"},
+    ),
+    "JSON array in a .json file": Case(
+        study('"ratings.csv"', '"ratings.json"'),
+        ["ratings.json", "holds a JSON array", "jq -c"],
+        {"ratings.json": '[{"item_id": 1, "text": "good day", "mean": 5}]'},
+    ),
     "missing file": Case(study('"ratings.csv"', '"nope.csv"'), ["nope.csv", "does not exist"], {}),
     "bad name": Case(
         study('name = "bad"', 'name = "../x"'),
@@ -198,8 +208,8 @@ def run_cli(command: str, study_file: Path, data_dir: Path) -> subprocess.Comple
     )
 
 
-def test_there_are_23_cases() -> None:
-    assert len(CASES) == 23
+def test_there_are_25_cases() -> None:
+    assert len(CASES) == 25
 
 
 @pytest.mark.parametrize("name", list(CASES))

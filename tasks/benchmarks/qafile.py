@@ -1,10 +1,18 @@
 """A user's own question–answer set → validated `qa_items` (source "file").
 
-Formats by suffix, read by `ratingfile.read_table`: `.csv`, `.tsv`, `.parquet`, `.jsonl`/`.ndjson`.
-One row per candidate answer: a question, an answer and optionally a reference label saying
-whether the answer is correct. Accepted labels, any case and surrounding spaces ignored:
-true/false, 1/0 (also 1.0/0.0, as a float column writes them), yes/no, correct/incorrect. A blank
-label (or JSON null, or no `reference_column` at all) means no label: `reference` is null.
+Formats by suffix, read by `ratingfile.read_table`: `.csv`, `.tsv`, `.parquet`, `.jsonl`/`.ndjson`,
+`.json` holding JSON lines. One row per candidate answer: a question, an answer and optionally a
+reference label saying whether the answer is correct. What a label means is declared, never
+guessed (any case, surrounding spaces ignored):
+
+* `reference_true = "no"`: that value marks a correct answer, the one other value a wrong one;
+* `reference_means = "correct" | "incorrect"`: what a true/1/yes label says (false/0/no, the
+  opposite);
+* undeclared: only labels that say it themselves, true/false, 1/0 (also 1.0/0.0, as a float
+  column writes them) or correct/incorrect; anything else (yes/no above all: HaluEval's
+  `hallucination = yes` is a wrong answer) stops the load with the values found.
+
+A blank label (or JSON null, or no `reference_column` at all) means no label: `reference` is null.
 
 Item ids become `<file stem>:<id>` (`id_column`), else `<file stem>:<row>` with row the data
 row's number (1 = first data row; blank lines are not rows). Rows with the same question text
@@ -25,11 +33,17 @@ from schemas.validate import TableError, validate
 from tasks.benchmarks.qa import qa_text
 from tasks.benchmarks.ratingfile import Problems, blank, read_table, repeats, show
 
-LABELS = {
-    **dict.fromkeys(("true", "1", "1.0", "yes", "correct"), True),
-    **dict.fromkeys(("false", "0", "0.0", "no", "incorrect"), False),
+TRUE, FALSE = ("true", "1", "1.0"), ("false", "0", "0.0")
+SELF_EVIDENT = {  # undeclared labels that say what they mean
+    **dict.fromkeys((*TRUE, "correct"), True),
+    **dict.fromkeys((*FALSE, "incorrect"), False),
 }
-ACCEPTED = "true/false, 1/0, yes/no, correct/incorrect (any case)"
+BOOLEAN = {**dict.fromkeys((*TRUE, "yes"), True), **dict.fromkeys((*FALSE, "no"), False)}
+SHOWN_VALUES = 10  # distinct label values named in a message
+DECLARE = (
+    'declare it in [study.qa_data]: reference_true = "<the label of a correct answer>", or '
+    'reference_means = "correct" | "incorrect" (what a true/yes label says)'
+)
 
 
 def _roles(spec: QaFile) -> dict[str, str]:
@@ -44,14 +58,103 @@ def _roles(spec: QaFile) -> dict[str, str]:
     return {role: column for role, column in roles.items() if column is not None}
 
 
-def _label() -> pl.Expr:
-    lowered = pl.col("reference").str.strip_chars().str.to_lowercase()
-    return lowered.replace_strict(LABELS, default=None, return_dtype=pl.Boolean)
+def _lowered() -> pl.Expr:
+    return pl.col("reference").str.strip_chars().str.to_lowercase()
+
+
+def _label(spec: QaFile) -> pl.Expr:
+    """The reference as a boolean (True = the answer is correct), as the file declares it;
+    null for a blank or an unreadable label (which `check_labels` reports)."""
+    if spec.reference_true is not None:
+        return (
+            pl.when(blank("reference"))
+            .then(None)
+            .otherwise(_lowered() == spec.reference_true.strip().lower())
+        )
+    table = SELF_EVIDENT if spec.reference_means is None else BOOLEAN
+    label = _lowered().replace_strict(table, default=None, return_dtype=pl.Boolean)
+    return ~label if spec.reference_means == "incorrect" else label
+
+
+def label_values(frame: pl.DataFrame) -> list[tuple[str, int]]:
+    """The distinct non-blank labels (stripped, lower case) with their counts, most common
+    first: what a message about undeclared or ambiguous labels shows."""
+    counts = (
+        frame.filter(~blank("reference"))
+        .group_by(_lowered().alias("value"))
+        .len()
+        .sort(["len", "value"], descending=[True, False])
+    )
+    return list(counts.iter_rows())
+
+
+def _listed(values: list[tuple[str, int]]) -> str:
+    shown = ", ".join(f"{show(v)} ({n})" for v, n in values[:SHOWN_VALUES])
+    more = len(values) - SHOWN_VALUES
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def check_labels(frame: pl.DataFrame, spec: QaFile, file: str, problems: Problems) -> None:
+    """Labels that do not say, or cannot say, whether an answer is correct: undeclared text,
+    more than two values under `reference_true` or without it among them, and labels that
+    are not true/false under `reference_means` (these by row)."""
+    column = spec.reference_column
+    values = label_values(frame)
+    where = f"{file}, column {column!r}"
+    if spec.reference_true is not None:
+        wanted = spec.reference_true.strip().lower()
+        if len(values) > 2:
+            problems.add(
+                f"{where}: reference_true = {spec.reference_true!r} splits labels in two, and "
+                f"the column holds {len(values)} values: {_listed(values)}"
+            )
+        elif values and wanted not in {v for v, _ in values}:
+            problems.add(
+                f"{where}: reference_true = {spec.reference_true!r} is not among the labels "
+                f"found: {_listed(values)}"
+            )
+    elif spec.reference_means is not None:
+        problems.rows(
+            frame.filter(~blank("reference") & _label(spec).is_null()),
+            column,
+            lambda r: (
+                f"{show(r['reference'])} is not a true/false label; with reference_means "
+                "the labels are true/false, 1/0 or yes/no (any case)"
+            ),
+        )
+    elif any(v not in SELF_EVIDENT for v, _ in values):
+        problems.add(
+            f"{where}: the labels {_listed(values)} do not say whether an answer is correct; "
+            f"{DECLARE}"
+        )
+
+
+def split(items: pl.DataFrame) -> str:
+    """ "200 items: reference TRUE 120, FALSE 80" (plus unlabelled ones): what `plan` shows
+    before anything is spent, so an inverted label is seen at a glance."""
+    ref = items["reference"]
+    parts = [f"TRUE {ref.sum()}", f"FALSE {(~ref).sum()}"]
+    if ref.null_count():
+        parts.append(f"no label {ref.null_count()}")
+    return f"{items.height} items: reference (the answer is correct) {', '.join(parts)}"
+
+
+def meaning(spec: QaFile | None) -> str:
+    """How the study reads its reference labels, in words."""
+    if spec is None:
+        return "the benchmark's own label"
+    if spec.reference_column is None:
+        return "no reference column"
+    if spec.reference_true is not None:
+        return f"column {spec.reference_column!r}: {spec.reference_true!r} = correct"
+    if spec.reference_means == "incorrect":
+        return f"column {spec.reference_column!r}: true/yes = incorrect"
+    return f"column {spec.reference_column!r}: true = correct"
 
 
 def load(spec: QaFile) -> pl.DataFrame:
     """Read, check and shape a question–answer file; raises TableError listing every problem."""
-    return shape(read_checked(spec), _roles(spec), Path(spec.path).stem)
+    return shape(read_checked(spec), spec, Path(spec.path).stem)
 
 
 def read_checked(spec: QaFile) -> pl.DataFrame:
@@ -62,7 +165,7 @@ def read_checked(spec: QaFile) -> pl.DataFrame:
     frame = raw.select(
         *(pl.col(column).alias(role) for role, column in roles.items()), "_where"
     ).with_row_index("_row", offset=1)
-    check(frame, roles, path.name, problems)
+    check(frame, spec, path.name, problems)
     if problems.total:
         listed = "\n  ".join(problems.lines)
         raise TableError(f"{path}: {problems.total} problem(s)\n  {listed}")
@@ -74,9 +177,10 @@ def labelled(frame: pl.DataFrame) -> int:
     return frame.filter(~blank("reference")).height if "reference" in frame.columns else 0
 
 
-def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Problems) -> None:
-    """Blank ids, questions, answers or domains; unknown labels; repeated ids; a question whose
-    rows disagree on its domain."""
+def check(frame: pl.DataFrame, spec: QaFile, file: str, problems: Problems) -> None:
+    """Blank ids, questions, answers or domains; labels of no declared meaning; repeated ids;
+    a question whose rows disagree on its domain."""
+    roles = _roles(spec)
     if frame.height == 0:
         problems.add(f"{file}: no data rows")
         return
@@ -89,11 +193,7 @@ def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Probl
         if role in roles:
             problems.rows(frame.filter(blank(role)), roles[role], lambda r, w=what: w)
     if "reference" in roles:
-        problems.rows(
-            frame.filter(~blank("reference") & _label().is_null()),
-            roles["reference"],
-            lambda r: f"{show(r['reference'])} is not a reference label; accepted: {ACCEPTED}",
-        )
+        check_labels(frame, spec, file, problems)
     if "id" in roles:
         ids = frame.filter(~blank("id")).with_columns(pl.col("id").str.strip_chars())
         problems.groups(
@@ -115,8 +215,9 @@ def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Probl
         )
 
 
-def shape(frame: pl.DataFrame, roles: dict[str, str], stem: str) -> pl.DataFrame:
+def shape(frame: pl.DataFrame, spec: QaFile, stem: str) -> pl.DataFrame:
     """Checked rows → `qa_items`."""
+    roles = _roles(spec)
     from schemas.qa_items import QaItems  # pandera: only once the file has passed its checks
 
     frame = frame.with_columns(pl.col("question", "answer").str.strip_chars())
@@ -131,7 +232,7 @@ def shape(frame: pl.DataFrame, roles: dict[str, str], stem: str) -> pl.DataFrame
         pl.concat_str(pl.lit(f"{stem}:q"), first_row).alias("question_id"),
         "question",
         "answer",
-        (_label() if "reference" in roles else pl.lit(None, pl.Boolean)).alias("reference"),
+        (_label(spec) if "reference" in roles else pl.lit(None, pl.Boolean)).alias("reference"),
         pl.lit("file").alias("source"),
         pl.Series(
             "text",

@@ -1,6 +1,7 @@
 """A user's own human-rated set (`benchmark = "file"`) → validated `items` and `ratings` tables.
 
-Formats by suffix: `.csv`, `.tsv` (quoted like CSV), `.parquet`, `.jsonl`/`.ndjson`. Two layouts:
+Formats by suffix: `.csv`, `.tsv` (quoted like CSV), `.parquet`, `.jsonl`/`.ndjson`/`.json` (JSON
+lines; a `.json` holding one JSON array is refused with the command that converts it). Two layouts:
 
 * per-rater (`rater_column` + `rating_column`): one row per rating. `human_mean` is the mean over
   an item's raters, `human_sd` their population sd (as the built-in loaders), and the `ratings`
@@ -30,7 +31,7 @@ from judgelab.study import RatingFile
 from schemas.validate import TableError, validate
 
 DELIMITED = {".csv": ",", ".tsv": "\t"}
-JSON_LINES = (".jsonl", ".ndjson")
+JSON_LINES = (".jsonl", ".ndjson", ".json")  # .json: if it holds JSON lines (HaluEval's naming)
 SUFFIXES = (*DELIMITED, ".parquet", *JSON_LINES)
 MAX_LISTED = 20  # problems shown per kind; the rest are counted
 
@@ -81,7 +82,7 @@ def read_table(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]:
             f"accepted suffixes: {', '.join(SUFFIXES)}"
         )
     if not path.is_file():
-        raise TableError(f"{path}: rating file does not exist")
+        raise TableError(f"{path}: data file does not exist")
     if suffix in DELIMITED:
         return _read_delimited(path, columns, DELIMITED[suffix])
     if suffix == ".parquet":
@@ -174,7 +175,13 @@ def _read_jsonl(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]
     values: list[list[str | None]] = [[] for _ in columns]
     wheres, problems = [], Problems()
     present: dict[str, None] = {}
-    for line, text in enumerate(_decode(path).splitlines(), start=1):
+    content = _decode(path)
+    if content.lstrip().startswith("["):  # one JSON array, not one object per line
+        raise TableError(
+            f"{path}: holds a JSON array; judgelab reads JSON lines, one object per line "
+            f"(convert with: jq -c '.[]' {path.name} > {path.stem}.jsonl)"
+        )
+    for line, text in enumerate(content.splitlines(), start=1):
         if not text.strip():
             continue
         try:

@@ -24,11 +24,14 @@ def supports_reasoning(judge: Judge) -> bool:
 def effort_designs(judge: Judge, efforts: list[str] | None) -> list[tuple[str, Judge]]:
     """(label, judge as sent) for each reasoning-effort design of `judge`.
 
-    `efforts` None (rating studies): the judge's own setting, one design. Otherwise one design
+    `efforts` None (rating studies, an accuracy study without the factor): the judge's own
+    setting, one design ("n/a" when it sets none and has no control). Otherwise one design
     per effort ("default" sends none), or a single "n/a" design when the provider has no
     control, so a missing factor is recorded as missing rather than as identical levels.
     """
     if efforts is None:
+        if judge.reasoning_effort is None and not supports_reasoning(judge):
+            return [(NOT_APPLICABLE, judge)]
         return [(judge.reasoning_effort or DEFAULT, judge)]
     if not supports_reasoning(judge):
         return [(NOT_APPLICABLE, judge.model_copy(update={"reasoning_effort": None}))]

@@ -1,4 +1,5 @@
-"""User question–answer files: each format loads, labels parse, bad input names file/line/column."""
+"""User question–answer files: each format loads, labels mean what the study declares, bad input
+names file/line/column."""
 
 import json
 from pathlib import Path
@@ -12,8 +13,8 @@ from tasks.benchmarks.qa import qa_text
 from tasks.benchmarks.qafile import QaFile, load
 
 ROWS = [
-    {"id": "a", "q": "Is water wet?", "ans": "Yes", "ok": "yes", "topic": "physics"},
-    {"id": "b", "q": "Is water wet?", "ans": 'It is "dry"', "ok": "no", "topic": "physics"},
+    {"id": "a", "q": "Is water wet?", "ans": "Yes", "ok": "true", "topic": "physics"},
+    {"id": "b", "q": "Is water wet?", "ans": 'It is "dry"', "ok": "0", "topic": "physics"},
     {"id": "c", "q": "Capital of France?", "ans": "Paris", "ok": "TRUE", "topic": "geo"},
 ]
 COLUMNS = {"question_column": "q", "answer_column": "ans"}
@@ -21,7 +22,7 @@ COLUMNS = {"question_column": "q", "answer_column": "ans"}
 
 def _write(path: Path, rows: list[dict]) -> Path:
     """Write `rows` in the format of `path`'s suffix."""
-    if path.suffix in (".jsonl", ".ndjson"):
+    if path.suffix in (".jsonl", ".ndjson", ".json"):
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
         return path
     frame = pl.DataFrame(rows)
@@ -38,7 +39,9 @@ def _error(path: Path, **kw) -> str:
     return str(exc.value)
 
 
-@pytest.mark.parametrize("name", ["set.csv", "set.tsv", "set.parquet", "set.jsonl", "set.ndjson"])
+@pytest.mark.parametrize(
+    "name", ["set.csv", "set.tsv", "set.parquet", "set.jsonl", "set.ndjson", "set.json"]
+)
 def test_each_format_loads(tmp_path: Path, name: str) -> None:
     spec = QaFile(
         path=str(_write(tmp_path / name, ROWS)),
@@ -61,14 +64,61 @@ def test_text_rendering_is_exact() -> None:
     assert qa_text("Why?", "Because.") == 'Question: "Why?"\nCandidate answer: "Because."'
 
 
-def test_every_label_spelling(tmp_path: Path) -> None:
-    true = ["true", "TRUE", "True", "1", "yes", "YES", "correct", "Correct", " true "]
-    false = ["false", "FALSE", "0", "no", "No", "incorrect", "INCORRECT", "0.0"]
-    rows = [{"q": "Q?", "ans": f"a{i}", "ok": v} for i, v in enumerate(true + false)]
-    items = load(
-        QaFile(path=str(_write(tmp_path / "l.csv", rows)), reference_column="ok", **COLUMNS)
-    )
-    assert items["reference"].to_list() == [True] * len(true) + [False] * len(false)
+def _labels(tmp_path: Path, values: list, **kw) -> list[bool | None]:
+    rows = [{"q": "Q?", "ans": f"a{i}", "ok": v} for i, v in enumerate(values)]
+    path = _write(tmp_path / "l.csv", rows)
+    return load(QaFile(path=str(path), reference_column="ok", **COLUMNS, **kw))[
+        "reference"
+    ].to_list()
+
+
+def test_self_evident_labels_need_no_declaration(tmp_path: Path) -> None:
+    true = ["true", "TRUE", "True", "1", "correct", "Correct", " true "]
+    false = ["false", "FALSE", "0", "incorrect", "INCORRECT", "0.0"]
+    assert _labels(tmp_path, true + false) == [True] * len(true) + [False] * len(false)
+
+
+def test_declared_meanings(tmp_path: Path) -> None:
+    """HaluEval's `hallucination: yes/no`: "no" marks a correct answer, either way it is said."""
+    values = ["no", "YES", " No ", "yes", ""]
+    want = [True, False, True, False, None]
+    assert _labels(tmp_path, values, reference_true="no") == want
+    assert _labels(tmp_path, values, reference_means="incorrect") == want
+    assert _labels(tmp_path, ["1", "0", "true", "FALSE"], reference_means="incorrect") == [
+        False,
+        True,
+        False,
+        True,
+    ]
+    yes_means_correct = _labels(tmp_path, ["yes", "no", "1"], reference_means="correct")
+    assert yes_means_correct == [True, False, True]
+
+
+def test_undeclared_yes_no_stops_with_the_values_found(tmp_path: Path) -> None:
+    rows = [{"q": "Q?", "ans": f"a{i}", "ok": v} for i, v in enumerate(["yes", "no", "Yes"])]
+    msg = _error(_write(tmp_path / "h.jsonl", rows), reference_column="ok")
+    assert "1 problem(s)" in msg
+    assert "h.jsonl, column 'ok': the labels 'yes' (2), 'no' (1) do not say" in msg
+    assert 'reference_true = "<the label of a correct answer>"' in msg
+    assert 'reference_means = "correct" | "incorrect"' in msg
+
+
+def test_reference_true_needs_two_values_including_its_own(tmp_path: Path) -> None:
+    (tmp_path / "x.csv").write_text("q,ans,ok\nQ?,a,yes\nQ?,b,no\nQ?,c,maybe\n")
+    msg = _error(tmp_path / "x.csv", reference_column="ok", reference_true="no")
+    assert "splits labels in two, and the column holds 3 values: 'maybe' (1), 'no' (1)" in msg
+    (tmp_path / "y.csv").write_text("q,ans,ok\nQ?,a,yes\nQ?,b,nope\n")
+    msg = _error(tmp_path / "y.csv", reference_column="ok", reference_true="no")
+    assert "reference_true = 'no' is not among the labels found: 'nope' (1), 'yes' (1)" in msg
+
+
+def test_a_meaning_needs_a_label_column_and_only_one_meaning() -> None:
+    with pytest.raises(ValidationError, match="describes reference_column"):
+        QaFile(path="x.csv", reference_true="no")
+    with pytest.raises(ValidationError, match="not both"):
+        QaFile(path="x.csv", reference_column="h", reference_true="no", reference_means="correct")
+    with pytest.raises(ValidationError):
+        QaFile(path="x.csv", reference_column="h", reference_means="wrong")
 
 
 def test_typed_labels_in_parquet_and_json(tmp_path: Path) -> None:
@@ -95,7 +145,7 @@ def test_no_reference_column_gives_null_references(tmp_path: Path) -> None:
 
 
 def test_blank_reference_is_no_label(tmp_path: Path) -> None:
-    (tmp_path / "b.csv").write_text("q,ans,ok\nQ?,a,yes\nQ?,b,\nQ?,c,  \n")
+    (tmp_path / "b.csv").write_text("q,ans,ok\nQ?,a,true\nQ?,b,\nQ?,c,  \n")
     items = load(QaFile(path=str(tmp_path / "b.csv"), reference_column="ok", **COLUMNS))
     assert items["reference"].to_list() == [True, None, None]
 
@@ -111,18 +161,29 @@ def test_row_ids_and_question_ids_count_data_rows(tmp_path: Path) -> None:
 
 def test_bad_label_names_file_line_and_column(tmp_path: Path) -> None:
     (tmp_path / "x.csv").write_text("q,ans,ok\nQ?,a,yes\nQ?,b,maybe\nQ?,c,2\n")
-    msg = _error(tmp_path / "x.csv", reference_column="ok")
+    msg = _error(tmp_path / "x.csv", reference_column="ok", reference_means="correct")
     assert "2 problem(s)" in msg
-    assert "x.csv line 3, column 'ok': 'maybe' is not a reference label" in msg
-    assert "x.csv line 4, column 'ok': '2' is not a reference label" in msg
+    assert "x.csv line 3, column 'ok': 'maybe' is not a true/false label" in msg
+    assert "x.csv line 4, column 'ok': '2' is not a true/false label" in msg
 
 
 def test_bad_label_in_jsonl_and_parquet(tmp_path: Path) -> None:
     rows = [{"q": "Q?", "ans": "a", "ok": "yes"}, {"q": "Q?", "ans": "b", "ok": "sure"}]
-    msg = _error(_write(tmp_path / "x.jsonl", rows), reference_column="ok")
-    assert "x.jsonl line 2, column 'ok': 'sure' is not a reference label" in msg
-    msg = _error(_write(tmp_path / "x.parquet", rows), reference_column="ok")
-    assert "x.parquet row 2, column 'ok': 'sure' is not a reference label" in msg
+    kw = {"reference_column": "ok", "reference_means": "correct"}
+    msg = _error(_write(tmp_path / "x.jsonl", rows), **kw)
+    assert "x.jsonl line 2, column 'ok': 'sure' is not a true/false label" in msg
+    msg = _error(_write(tmp_path / "x.parquet", rows), **kw)
+    assert "x.parquet row 2, column 'ok': 'sure' is not a true/false label" in msg
+
+
+def test_json_suffix_by_content(tmp_path: Path) -> None:
+    """HaluEval names its JSON-lines files .json: read by content; an array is refused."""
+    rows = [{"q": "Q?", "ans": "a"}, {"q": "R?", "ans": "b"}]
+    items = load(QaFile(path=str(_write(tmp_path / "halu.json", rows)), **COLUMNS))
+    assert items["item_id"].to_list() == ["halu:1", "halu:2"]
+    (tmp_path / "arr.json").write_text(json.dumps(rows))
+    msg = _error(tmp_path / "arr.json")
+    assert "holds a JSON array" in msg and "jq -c '.[]' arr.json > arr.jsonl" in msg
 
 
 def test_blank_values_and_repeated_ids_are_all_reported(tmp_path: Path) -> None:
