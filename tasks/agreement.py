@@ -111,9 +111,10 @@ def design_pairs(
     items (fewer: equivalence "inconclusive"). sig and meaningful meet their cuts through
     tasks.cuts, so an |difference| of 0.20000000000000004 is on the cut 0.2, not above it.
     """
+    needed = item_scores.select("study", *DESIGN_KEYS, "item_id", "score_1to7")  # copy less
     parts = [
         _study_pairs(study, rows, margin)
-        for (study,), rows in item_scores.group_by("study", maintain_order=True)
+        for (study,), rows in needed.group_by("study", maintain_order=True)
     ]
     schema = {name: col.dtype.type for name, col in DesignPairs.to_schema().columns.items()}
     if not parts:

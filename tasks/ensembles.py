@@ -158,15 +158,16 @@ def draw(designs: pl.DataFrame, strategy: str, k: int, max_ensembles: int, seed:
     if max([n_possible, *(max(row) for t in tables for row in t)]) >= 2**63:
         raise ValueError(f"{strategy} ensembles of {k}: too many to count in 64 bits")
     if n_possible <= max_ensembles:
-        ranks = list(range(n_possible))
+        ranks = np.arange(n_possible, dtype=np.int64)
     else:  # random.sample draws from a range without building it
-        ranks = sorted(random.Random(seed).sample(range(n_possible), max_ensembles))
-    parts, start = [], 0
-    for g, t, n in zip(groups, tables, counts, strict=True):
-        local = [r - start for r in ranks if start <= r < start + n]
-        start += n
-        if local:
-            parts.append(_unrank(np.array(local, dtype=np.int64), g, k, np.array(t)))
+        ranks = np.sort(np.array(random.Random(seed).sample(range(n_possible), max_ensembles)))
+    bounds = np.cumsum([0, *counts], dtype=np.int64)  # group g holds ranks bounds[g] ..
+    cuts = np.searchsorted(ranks, bounds)
+    parts = []
+    for i, (g, t) in enumerate(zip(groups, tables, strict=True)):
+        local = ranks[cuts[i] : cuts[i + 1]] - bounds[i]
+        if local.size:
+            parts.append(_unrank(local.astype(np.int64), g, k, np.array(t)))
     members = np.concatenate(parts) if parts else np.empty((0, k), dtype=np.int64)
     return Cell(n_possible, members)
 

@@ -14,7 +14,7 @@ import polars as pl
 from schemas.human_ceiling import HumanCeiling
 from schemas.validate import validate
 from tasks.rescale import linear
-from tasks.stats import CI_COLUMNS, bootstrap_ci, design_rng, interval_alpha
+from tasks.stats import CI_COLUMNS, bootstrap_ci, design_rng, interval_alpha, one_blas_thread
 
 COUNTS = ("n_items", "n_pairs", "n_raters")
 
@@ -42,6 +42,7 @@ def leave_one_out_pairs(ratings: pl.DataFrame, items: pl.DataFrame) -> pl.DataFr
     )
 
 
+@one_blas_thread()
 def human_ceiling(
     study: str, ratings: pl.DataFrame, items: pl.DataFrame, n_boot: int, seed: int
 ) -> pl.DataFrame:

@@ -9,6 +9,7 @@ from scipy import sparse
 
 from schemas.validate import validate
 from schemas.variance_components import COMPONENTS, VarianceComponents
+from tasks.stats import one_blas_thread
 
 FACTORS = ("judge", "prompt_level", "scale")  # design-level factors; "judge" is the model
 # the nested models of the sequential decomposition: (component added, the group whose
@@ -119,6 +120,7 @@ def _study_components(study: str, rows: pl.DataFrame) -> list[dict]:
     ]
 
 
+@one_blas_thread()
 def variance_components(item_scores: pl.DataFrame) -> pl.DataFrame:
     """Per study, over judge designs (kind "judge") and item-level scores (one per design ×
     item, the mean over repeats, unweighted): eta² = SS / total SS for judge (the model

@@ -22,6 +22,7 @@ from tasks.consensus import design_verdicts
 from tasks.cuts import SIG_P, below, below_expr
 from tasks.equivalence import tost
 from tasks.multiplicity import with_adjusted
+from tasks.stats import one_blas_thread
 
 EXACT_BELOW = 25  # McNemar: exact binomial when fewer discordant pairs than this
 DESIGN_KEYS = VERDICT_DESIGN[1:]  # a design within its study
@@ -255,6 +256,7 @@ def _study_pairs(
     )
 
 
+@one_blas_thread()
 def verdict_pairs(
     verdicts: pl.DataFrame, consensus: pl.DataFrame, *, margin: float, truth: str = "reference"
 ) -> pl.DataFrame:

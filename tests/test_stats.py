@@ -229,15 +229,18 @@ def test_alpha_two_coders_equals_interval_alpha_on_a_resample() -> None:
     assert interval_alpha(np.vstack([flat, flat])) is None
 
 
-@pytest.mark.parametrize("rows_per_block", [None, 4])
+@pytest.mark.parametrize(("rows_per_block", "rows_per_count"), [(None, None), (4, None), (None, 7)])
 def test_cluster_resamples_match_a_direct_computation(
-    rows_per_block: int | None, monkeypatch: pytest.MonkeyPatch
+    rows_per_block: int | None, rows_per_count: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each resample's bias, MAE and α equal those of the pairs it draws, built explicitly.
     Rebuilds the index matrix from the same seed, block by block as resample_stats draws it
-    (one block at the default size; 8 blocks of 4 resamples with a tiny block)."""
+    (one block at the default size; 8 blocks of 4 resamples with a tiny block), and counts
+    the draws a few rows at a time (all 30 at once by default; 7, 7, 7, 7 and 2)."""
     if rows_per_block:
         monkeypatch.setattr(stats, "BOOT_BLOCK", 9 * rows_per_block)
+    if rows_per_count:
+        monkeypatch.setattr(stats, "BOOT_COUNT_CELLS", 9 * rows_per_count)
     rng = np.random.default_rng(4)
     unit = np.repeat(np.arange(9), rng.integers(1, 5, 9))  # 9 units of 1–4 pairs
     a, b = np.round(rng.uniform(1, 7, (2, len(unit))), 1)
@@ -448,3 +451,81 @@ def test_adjusted_p_are_over_the_study_designs_of_one_kind() -> None:
     vader = m.filter(pl.col("kind") == "baseline").row(0, named=True)
     assert vader["p_holm"] == vader["wilcoxon_p"]  # a family of one
     assert (m["p_holm"] >= m["wilcoxon_p"]).all() and (m["p_holm"] > m["wilcoxon_p"]).any()
+
+
+def _metrics_one_design_at_a_time(per_item: pl.DataFrame, n_boot: int, seed: int) -> list[dict]:
+    """The straightforward reference: one polars group per design, the per-design functions."""
+    rows = []
+    for design, grp in per_item.group_by(stats.DESIGN, maintain_order=True):
+        j, h = grp["score_1to7"].to_numpy(), grp["human_1to7"].to_numpy()
+        w, p, rbc = stats.wilcoxon(j, h)
+        repeated = grp.filter(pl.col("n_ok") >= 2)["score_sd"]
+        rows.append(
+            {
+                **dict(zip(stats.DESIGN, design, strict=True)),
+                "n_items": len(j),
+                "repeat_sd": float(repeated.mean()) if repeated.len() else None,
+                "bias": float(np.mean(j - h)),
+                "mae": float(np.mean(np.abs(j - h))),
+                "wilcoxon_w": w,
+                "wilcoxon_p": p,
+                "rank_biserial": rbc,
+                "kripp_alpha": stats.kripp_alpha(j, h),
+                **stats.bootstrap_ci(
+                    j, h, np.arange(len(j)), n_boot, stats.design_rng(seed, design)
+                ),
+            }
+        )
+    return rows
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_design_metrics_equal_one_design_at_a_time_on_random_data(seed: int) -> None:
+    """Designs as slices of one sorted frame and one signed-rank call for all of them give
+    what a loop over polars groups gives: random designs of 1–60 items (some with a single
+    item, ties, zero differences, repeats), rows shuffled so item order within a design is
+    not sorted (the bootstrap's draws index it)."""
+    from tasks.item_scores import item_scores
+
+    rng = np.random.default_rng(seed)
+    frames = []
+    for d in range(int(rng.integers(3, 12))):
+        n = int(rng.choice([1, 2, 5, 13, 60]))
+        reps = int(rng.integers(1, 3))
+        human = np.round(rng.uniform(1, 7, n), 1)
+        items = [f"i{i}" for i in rng.permutation(100)[:n]]
+        for r in range(reps):
+            judge = np.clip(np.round(human + rng.normal(0, 1, n)), 1, 7)
+            rows = zip(items, judge.tolist(), human.tolist(), strict=True)
+            frames.append(
+                _scores([(it, r, "ok", j, h) for it, j, h in rows]).with_columns(
+                    judge=pl.lit(f"j{d % 4}"), scale=pl.lit(f"s{d}")
+                )
+            )
+    per_item = item_scores(pl.concat(frames)).sample(fraction=1.0, shuffle=True, seed=seed)
+    got = stats._design_metrics(per_item, n_boot=200, seed=seed)
+    want = pl.DataFrame(_metrics_one_design_at_a_time(per_item, 200, seed))
+    got = got.sort(stats.DESIGN)
+    want = want.sort(stats.DESIGN)
+    assert got.select(stats.DESIGN).equals(want.select(stats.DESIGN))
+    for column in want.columns[len(stats.DESIGN) :]:
+        a, b = got[column].to_numpy().astype(float), want[column].to_numpy().astype(float)
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=column)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_signed_rank_sums_equal_rankdata_column_by_column(seed: int) -> None:
+    """R+, R− and the tie term, computed in sorted order for all columns at once, against
+    scipy's average ranks of each column's present |d| (ties, zeros dropped, NaN absent)."""
+    rng = np.random.default_rng(seed)
+    d = np.round(rng.normal(0, 1.5, (40, 30)) * 2) / 2  # many ties and zeros
+    d[rng.uniform(size=d.shape) < 0.3] = np.nan
+    d[:, 0] = np.nan  # a column without any pair
+    nonzero = np.where(d == 0, np.nan, d)
+    r_plus, r_minus, tie_term = stats._signed_rank_sums(nonzero)
+    for c in range(d.shape[1]):
+        x = nonzero[:, c][~np.isnan(nonzero[:, c])]
+        ranks = sps.rankdata(np.abs(x))
+        _, t = np.unique(np.abs(x), return_counts=True)
+        assert r_plus[c] == ranks[x > 0].sum() and r_minus[c] == ranks[x < 0].sum()
+        assert tie_term[c] == (t**3 - t).sum()
