@@ -16,8 +16,9 @@ from tasks import stages
 
 
 @flow(name="accuracy-study", flow_run_name=run_name)
-def accuracy_study(study_file: str, sample_size: int | None = None) -> dict:
-    """Run one accuracy study end to end; returns call counts before and calls made now."""
+def accuracy_study(study_file: str, sample_size: int | None = None, report: bool = True) -> dict:
+    """Run one accuracy study end to end; returns call counts before and calls made now.
+    `report`: end with the report stage (a suite of several studies writes one for all)."""
     settings = Settings()
     study = load_study(Path(study_file), sample_size=sample_size)
     run_id = str(flow_run.get_id() or "local")
@@ -28,4 +29,7 @@ def accuracy_study(study_file: str, sample_size: int | None = None) -> dict:
     stages.verdict_stage(study, settings)
     stages.accuracy_stage(study, settings)
     stages.cost_stage(study, settings)
-    return finish(study, settings, run_id, started_at, before, made, workers, failures, notes)
+    report_of = study_file if report else None
+    return finish(
+        study, settings, report_of, run_id, started_at, before, made, workers, failures, notes
+    )

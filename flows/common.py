@@ -13,6 +13,7 @@ from judgelab.study import Study
 from tasks import stages
 from tasks.judging.failures import JudgeFailure, JudgeFailures, judge_failures
 from tasks.judging.runlock import study_lock
+from tasks.report.stage import report_stage
 
 
 def task_runner(settings: Settings) -> TaskRunner:
@@ -113,6 +114,7 @@ def _judge_locally(
 def finish(
     study: Study,
     settings: Settings,
+    run_file: str | None,
     run_id: str,
     started_at: datetime,
     before: dict[str, dict[str, int]],
@@ -121,10 +123,11 @@ def finish(
     failures: list[JudgeFailure] | None = None,
     notes: list[str] | None = None,
 ) -> dict:
-    """Every study run ends alike: the ledger entry, the views, the UI's table artifacts;
-    returns the run's summary (calls before and made, workers, views, the plan's notes for
-    the CLI to print), or raises `JudgeFailures` carrying it when judges failed loudly, so
-    the flow run ends Failed."""
+    """Every study run ends alike: the ledger entry, the views, the UI's table artifacts, the
+    report (data/reports/<run_file stem>.html and its markdown artifact; None: the suite
+    writes one for all its studies). Returns the run's summary (calls before and made,
+    workers, views, the plan's notes for the CLI to print, the report's path), or raises
+    `JudgeFailures` carrying it when judges failed loudly, so the flow run ends Failed."""
     stages.record_run(study, settings, run_id, started_at, made)
     views = stages.publish_stage(settings)
     stages.publish_artifacts(study, settings)
@@ -138,6 +141,9 @@ def finish(
         "views": views,
         "notes": notes or [],
     }
+    lines = [f.line for f in failures or []]
+    if run_file is not None:
+        summary["report"] = report_stage(settings, run_file, [summary], lines)
     if failures:
         raise JudgeFailures(failures, [summary])
     return summary

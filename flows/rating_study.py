@@ -17,8 +17,9 @@ from tasks import stages
 
 
 @flow(name="rating-study", flow_run_name=run_name)
-def rating_study(study_file: str, sample_size: int | None = None) -> dict:
-    """Run one rating study end to end; returns call counts before and calls made now."""
+def rating_study(study_file: str, sample_size: int | None = None, report: bool = True) -> dict:
+    """Run one rating study end to end; returns call counts before and calls made now.
+    `report`: end with the report stage (a suite of several studies writes one for all)."""
     settings = Settings()
     study = load_study(Path(study_file), sample_size=sample_size)
     run_id = str(flow_run.get_id() or "local")
@@ -30,7 +31,10 @@ def rating_study(study_file: str, sample_size: int | None = None) -> dict:
     stages.analyze_stage(study, settings)
     stages.agreement_stage(study, settings)
     stages.cost_stage(study, settings)
-    return finish(study, settings, run_id, started_at, before, made, workers, failures, notes)
+    report_of = study_file if report else None
+    return finish(
+        study, settings, report_of, run_id, started_at, before, made, workers, failures, notes
+    )
 
 
 @flow(name="reparse-study", flow_run_name=run_name)
@@ -59,5 +63,5 @@ def reparse_study(study_file: str) -> dict:
             stages.analyze_stage(study, settings)
             stages.agreement_stage(study, settings)
         stages.cost_stage(study, settings)
-    finish(study, settings, run_id, started_at, {}, {}, set())
+    finish(study, settings, study_file, run_id, started_at, {}, {}, set())
     return result

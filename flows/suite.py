@@ -16,20 +16,29 @@ from judgelab import lifecycle, owners
 from judgelab.settings import Settings
 from judgelab.study import Study, load_study, study_files
 from tasks.judging.failures import JudgeFailures
+from tasks.report.stage import report_stage
 
 
-def run_studies(studies: list[tuple[Path, Study]], sample_size: int | None) -> list[dict]:
-    """Each study as its subflow; a study whose judges failed loudly does not stop the next."""
+def run_studies(
+    suite_file: str, studies: list[tuple[Path, Study]], sample_size: int | None
+) -> list[dict]:
+    """Each study as its subflow; a study whose judges failed loudly does not stop the next.
+    One report per run, named by the run file: a study file given alone gets it from its
+    subflow's last stage, a suite file from the report stage here, over all its studies (no
+    study's report is drawn twice)."""
     settings = Settings()
+    alone = [p for p, _ in studies] == [Path(suite_file)]
     results, failures = [], []
     for path, study in studies:
         run = {"rating": rating_study, "accuracy": accuracy_study, "tone": tone_study}[study.type]
         run = run.with_options(task_runner=task_runner(settings))
         try:
-            results.append(run(study_file=str(path), sample_size=sample_size))
+            results.append(run(study_file=str(path), sample_size=sample_size, report=alone))
         except JudgeFailures as exc:
             results += exc.results
             failures += exc.failures
+    if not alone:
+        report_stage(settings, suite_file, results, [f.line for f in failures])
     if failures:
         raise JudgeFailures(failures, results)
     return results
@@ -45,5 +54,5 @@ def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
     studies = [(p, load_study(p, sample_size=sample_size)) for p in study_files(suite_file)]
     lifecycle.guard_tree()  # run by `serve`: this process's workers die with it too
     owners.own_run([study.name for _, study in studies])
-    work = partial(run_studies, studies, sample_size)
+    work = partial(run_studies, suite_file, studies, sample_size)
     return lifecycle.until_stopped(work, stop=owners.cancel_own_runs)

@@ -18,8 +18,9 @@ from tasks.tone import stages as tone
 
 
 @flow(name="tone-study", flow_run_name=run_name)
-def tone_study(study_file: str, sample_size: int | None = None) -> dict:
-    """Run one tone stress test end to end; returns call counts before and calls made now."""
+def tone_study(study_file: str, sample_size: int | None = None, report: bool = True) -> dict:
+    """Run one tone stress test end to end; returns call counts before and calls made now.
+    `report`: end with the report stage (a suite of several studies writes one for all)."""
     settings = Settings()
     study = load_study(Path(study_file), sample_size=sample_size)
     run_id = str(flow_run.get_id() or "local")
@@ -39,7 +40,8 @@ def tone_study(study_file: str, sample_size: int | None = None) -> dict:
     workers |= eval_workers
     try:
         result = finish(
-            *(study, settings, run_id, started_at, before, made, workers),
+            *(study, settings, study_file if report else None, run_id, started_at),
+            *(before, made, workers),
             failures + eval_failures,
             notes + eval_notes,
         )

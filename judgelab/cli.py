@@ -253,10 +253,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"
     )
-    print(f"\nreport (figures and tables, works offline): {write_report(args.study).resolve()}")
+    report = report_path(args.study)  # the run's last stage wrote it
+    if report.is_file():
+        print(f"\nreport (figures and tables, works offline): {report.resolve()}")
     for failure in failures:
         print(f"judgelab: {failure.line}", file=sys.stderr)
     return 1 if failures else 0
+
+
+FIRST_RUN_S = 5  # `serve --every`: the first run this long after the deployment is registered
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -268,13 +273,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "judgelab serve needs a Prefect server for its schedules: start one with "
             "`prefect server start` and set PREFECT_API_URL=http://127.0.0.1:4200/api"
         )
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from prefect.client.schemas.objects import ConcurrencyLimitConfig
     from prefect.schedules import Cron, Interval
 
     from flows.suite import study_suite
 
     lifecycle.raise_on_signals()  # until the runner starts and takes them over
     if args.every:
-        schedule, when = Interval(args.every, timezone=args.timezone), f"every {args.every} s"
+        # the first run in a few seconds, not one interval from now: `--every 3600` gives a
+        # current report (and shows a broken setup) at once, then hourly
+        first = datetime.now(ZoneInfo(args.timezone)) + timedelta(seconds=FIRST_RUN_S)
+        schedule = Interval(args.every, anchor_date=first, timezone=args.timezone)
+        when = f"every {args.every} s from start"
     else:
         schedule, when = Cron(args.cron, timezone=args.timezone), f"{args.cron} ({args.timezone})"
     deployments = []
@@ -290,6 +303,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 },
                 tags=["judgelab"],
                 description=f"judgelab run {path}, {when}",
+                # a run still going when the next comes due: the new one is cancelled, so
+                # late runs never pile up behind a long one (the next slot runs as usual)
+                concurrency_limit=ConcurrencyLimitConfig(limit=1, collision_strategy="CANCEL_NEW"),
             )
         )
     lifecycle.guard_tree()  # the flow-run processes die with us, even on SIGKILL
@@ -319,6 +335,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print("Tone test: rewrite calls only; evaluation calls are planned once rewrites pass.")
     else:
         stages.load_benchmark.fn(study, settings)
+        if study.type == "accuracy":  # an inverted label shows here, before anything is spent
+            from tasks.benchmarks.qafile import meaning, split
+
+            qa = warehouse.read_table(settings, "qa_items", study.items_part)
+            print(f"{split(qa)} ({meaning(study.qa_data)})")
         counts, notes = stages.make_plan.fn(study, settings)
         plan = warehouse.read_table(settings, "plan", study.name)
     for note in notes:
@@ -481,9 +502,9 @@ def cmd_tables(args: argparse.Namespace) -> int:
 
 def report_path(run_file: str) -> Path:
     """The default report file, data/reports/STEM.html; it never lands outside that folder."""
-    from judgelab.names import confined_file
+    from tasks.report.build import report_path as path
 
-    return confined_file(_settings().data_dir / "reports", f"{Path(run_file).stem}.html")
+    return path(_settings(), run_file)
 
 
 def write_report(run_file: str, out: Path | None = None) -> Path:
@@ -600,7 +621,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("study", nargs="+", help="study or suite files, one deployment each")
     when = serve.add_mutually_exclusive_group()
     when.add_argument("--cron", default="0 3 * * *", help='schedule (default "0 3 * * *")')
-    when.add_argument("--every", type=int, metavar="SECONDS", help="run at this interval instead")
+    when.add_argument(
+        "--every",
+        type=int,
+        metavar="SECONDS",
+        help="run at this interval instead, the first run at once",
+    )
     serve.add_argument("--timezone", default="UTC", help="timezone of the schedule (default UTC)")
     serve.add_argument("--limit", type=int, default=1, help="runs at once (default 1)")
     _size_options(serve)

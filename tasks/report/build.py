@@ -12,9 +12,11 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
+from judgelab.names import confined_file
 from judgelab.settings import Settings
 from tasks import warehouse
-from tasks.report import figures
+from tasks.judging.prompts import PROMPTS_DIR, task_config
+from tasks.report import drill, figures
 from tasks.report.page import Block, Section, render_page
 from tasks.tone.plan import REWRITE_SCALE
 
@@ -86,6 +88,23 @@ PANELS: dict[str, list[Panel]] = {
             "The same over all pairs of designs, by how many of judge, prompt level and scale "
             "differ (n_differ): the shares and differences usually grow with n_differ.",
         ),
+        Panel(
+            "tbl_variance_components",
+            "Where the judge-score variance comes from",
+            "Each bar is one source's share of the variance of the judges' 1–7 scores (eta², "
+            "sequential sums of squares, df in brackets): a large item share means the judges "
+            "follow the texts, a large judge, prompt or scale share means the design moves the "
+            "score.",
+            figures.variance_components,
+            "no component has a share",
+        ),
+        Panel(
+            "tbl_threshold_shares",
+            "Share of designs that differ from humans (Table 7)",
+            "Per prompt level, model and overall, the percent of designs whose ratings differ "
+            "significantly from the humans' (raw, Holm, BH) or whose |bias| or MAE pass the "
+            "paper's cuts, out of n_designs.",
+        ),
     ],
     "accuracy": [
         Panel(
@@ -105,6 +124,13 @@ PANELS: dict[str, list[Panel]] = {
             "in the table); the tick is the net accuracy change.",
             figures.switch_rates,
             "no judge has both a base and an in-context design on shared items",
+        ),
+        Panel(
+            "tbl_verdict_impact",
+            "How far apart the levels of one design choice are (Table 17)",
+            "Per design choice, the mean and largest difference in accuracy and leniency "
+            "between designs that differ only in it, the share of such pairs that differ "
+            "significantly, and whether the choice is equivalent within the margin.",
         ),
     ],
     "tone": [
@@ -150,6 +176,19 @@ PANELS: dict[str, list[Panel]] = {
             "CI clear of 0 (filled) are a tone effect distinguishable from noise.",
             figures.tone_noise,
             "no gap has a noise estimate",
+        ),
+        Panel(
+            "tbl_tone_by_variant",
+            "Tone gap by prompt variant",
+            "The gap A − B with its 95% CI under the plain, style-attention (a positive "
+            "control: a gap should show) and fact-first (a defence) prompts side by side, and "
+            "whether the control shows a gap and the defence removes it.",
+        ),
+        Panel(
+            "tbl_tone_criteria",
+            "Which rubric criteria carry the tone gap",
+            "Per rubric criterion, the mean score of version A and B over the texts scored on "
+            "both, the gap with its 95% CI and the paired Wilcoxon test.",
         ),
     ],
 }
@@ -229,6 +268,42 @@ pivot (select study, judge, status from fct_calls where list_contains(?, study))
 on status in ('ok', 'unparseable', 'out_of_range', 'error', 'missing')
 using count(*) group by study, judge order by study, judge
 """
+# the calls behind each row of the main tables, for the drill-down (tasks/report/drill.py)
+DRILL_CALLS = {
+    "rating": """
+select s.study, s.task, s.judge, s.prompt_level, s.scale, s.item_id, s."repeat", s.status,
+       s.score, round(s.score_1to7, 3) as judge_1to7, round(s.human_1to7, 3) as human_1to7,
+       coalesce(j.raw, j.error) as raw
+from stg_scores s left join stg_judgments j using (key)
+where list_contains(?, s.study)
+""",
+    "accuracy": """
+select v.study, p.task, v.judge, v.prompt_level, v.reasoning_effort, v.item_id, v."repeat",
+       v.status, try_cast(v.verdict as boolean) as verdict, v.reference,
+       coalesce(j.raw, j.error) as raw
+from stg_verdicts v
+left join stg_plan p
+  on p.study = v.study and p.judge = v.judge and p.prompt_level = v.prompt_level
+ and p.reasoning_effort is not distinct from v.reasoning_effort
+ and p.item_id = v.item_id and p."repeat" = v."repeat"
+left join stg_judgments j on j.key = p.key
+where list_contains(?, v.study)
+""",
+    "tone": """
+select p.study, p.task, p.judge as evaluator, p.prompt_level as prompt_variant, v.rewriter,
+       v.axis, v.text_id, p.item_id, p."repeat", v.pole, coalesce(j.status, 'missing') as status,
+       j.score as overall, coalesce(j.raw, j.error) as raw
+from stg_plan p
+join stg_tone_versions v on v.study = p.study and v.version_id = p.item_id
+left join stg_judgments j using (key)
+where list_contains(?, p.study) and v.rewriter <> 'none'
+""",
+}
+CHANGES = """
+select study, change, row_key, metric, old_value, new_value, source, finished_at,
+       previous_run_id
+from tbl_changes where list_contains(?, study)
+"""
 
 
 def _rows_of(settings: Settings, view: str, studies: list[str]) -> pl.DataFrame:
@@ -252,13 +327,55 @@ def study_types(settings: Settings, studies: list[str]) -> dict[str, str]:
     return found
 
 
-def make_block(panel: Panel, table: pl.DataFrame, prefix: str) -> Block:
-    """Draw a panel's figure from its rows (pure: no I/O)."""
+def sensitive(task: str, root: Path = PROMPTS_DIR) -> bool:
+    """A task whose texts the report hides until asked: `sensitive = true` in its task.toml
+    (toxicity: abusive turns). A task without a task.toml is not marked."""
+    try:
+        return bool(task_config(task, root).get("sensitive", False))
+    except FileNotFoundError:
+        return False
+
+
+def make_block(
+    panel: Panel, table: pl.DataFrame, prefix: str, drill_ids: dict[tuple, str] | None = None
+) -> Block:
+    """Draw a panel's figure from its rows (pure: no I/O); rows with a drill-down (`drill_ids`:
+    the view's row key → design id) carry its id."""
+    rows = row_ids(panel.view, table, drill_ids or {})
     if panel.draw is None:
-        return Block(panel.view, panel.title, panel.guide, table, figure=False)
+        return Block(panel.view, panel.title, panel.guide, table, figure=False, drill=rows)
     fig = panel.draw(table) if table.height else None
     svg = figures.to_svg(fig, prefix) if fig is not None else None
-    return Block(panel.view, panel.title, panel.guide, table, svg=svg, note=panel.why_blank)
+    return Block(
+        panel.view, panel.title, panel.guide, table, svg=svg, note=panel.why_blank, drill=rows
+    )
+
+
+def row_ids(view: str, table: pl.DataFrame, drill_ids: dict[tuple, str]) -> tuple | None:
+    """Each row's design id (None: nothing behind it), when the view has a drill-down."""
+    kinds = [k for k in drill.KINDS.values() if k.view == view]
+    if not kinds or not drill_ids or not set(kinds[0].key) <= set(table.columns):
+        return None
+    return tuple(drill_ids.get(r) for r in table.select(kinds[0].key).iter_rows())
+
+
+def changes_block(settings: Settings, studies: list[str]) -> Block:
+    """What changed since each study's previous run; a first run lists only its judges (every
+    number is new then, so listing them says nothing)."""
+    changes = warehouse.query(settings, CHANGES, [studies])
+    first = changes.filter(pl.col("previous_run_id").is_null())["study"].unique().sort()
+    shown = changes.filter(
+        pl.col("previous_run_id").is_not_null() | (pl.col("change") == "new judge")
+    ).drop("previous_run_id")
+    note = f" ({', '.join(first)}: first run, nothing to compare yet)" if first.len() else ""
+    return Block(
+        "tbl_changes",
+        "Since the last run",
+        "Judges that made their first calls in the latest run, then every main number that is "
+        f"new, changed or gone compared with the run before{note}.",
+        shown,
+        figure=False,
+    )
 
 
 def summary_section(settings: Settings, studies: list[str], types: dict[str, str]) -> Section:
@@ -267,8 +384,8 @@ def summary_section(settings: Settings, studies: list[str], types: dict[str, str
         pl.col("study").replace_strict({s: i for i, s in enumerate(studies)})
     )
     outcomes = warehouse.query(settings, CALL_OUTCOMES, [studies])
-    cost = _rows_of(settings, "tbl_design_cost", studies)
     blocks = [
+        changes_block(settings, studies),
         Block(
             "fct_calls",
             "What ran",
@@ -282,21 +399,13 @@ def summary_section(settings: Settings, studies: list[str], types: dict[str, str
             Panel(
                 "fct_calls",
                 "Judge calls by outcome",
-                "Each bar is one judge's planned calls in one study, split by what the store "
-                "holds: ok, unparseable or out of range (re-asked and still failed), error "
-                "(retried next run) or missing (not made yet).",
+                "Each bar is one judge's planned calls in one study (n at its end), split by "
+                "what the store holds: ok, unparseable or out of range (re-asked and still "
+                "failed), error (retried next run) or missing (not made yet).",
                 figures.call_outcomes,
             ),
             outcomes,
             "summary-1",
-        ),
-        Block(
-            "tbl_design_cost",
-            "Requests, tokens and cost per design",
-            "Per design cell, calls stored and requests sent (retries and re-asks included), "
-            "with an (all) row per judge; cost is null for models without a known price.",
-            cost,
-            figure=False,
         ),
     ]
     return Section(
@@ -304,9 +413,66 @@ def summary_section(settings: Settings, studies: list[str], types: dict[str, str
         "Summary",
         f"{len(studies)} stud{'y' if len(studies) == 1 else 'ies'}: "
         + ", ".join(f"{s} ({types[s]})" for s in studies)
-        + ".",
+        + ". Results first; requests, tokens and cost at the end.",
         blocks,
     )
+
+
+def cost_section(settings: Settings, studies: list[str]) -> Section:
+    block = Block(
+        "tbl_design_cost",
+        "Requests, tokens and cost per design",
+        "Per design cell, calls stored and requests sent (retries and re-asks included), "
+        "with an (all) row per judge; cost is null for models without a known price.",
+        _rows_of(settings, "tbl_design_cost", studies),
+        figure=False,
+    )
+    return Section("costs", "Costs", "What the judge calls cost.", [block])
+
+
+def drill_data(
+    settings: Settings, studies: list[str], types: dict[str, str]
+) -> tuple[dict[str, dict[tuple, str]], dict]:
+    """The calls behind the main tables' rows, the texts of the items shown, and which
+    studies' texts stay hidden until asked (tasks/report/drill.py shapes them)."""
+    calls = {}
+    for kind, sql in DRILL_CALLS.items():
+        of_kind = [s for s in studies if types[s] == kind]
+        if of_kind:
+            calls[kind] = warehouse.query(settings, sql, [of_kind])
+    tasks = {
+        (study, task)
+        for frame in calls.values()
+        for study, task in frame.select("study", "task").unique().iter_rows()
+    }
+    hidden = {study for study, task in tasks if task and sensitive(task)}
+    items = sorted({i for frame in calls.values() for i in frame["item_id"].drop_nulls()})
+    return drill.payload(calls, item_texts(settings, items), hidden)
+
+
+def item_texts(settings: Settings, items: list[str]) -> dict[str, str]:
+    """The text of each item: a rating item's text, a tone version's wording, or an accuracy
+    item's question and answer as the judge saw them (qa_items has no view of its own)."""
+    texts = dict(
+        warehouse.query(
+            settings,
+            "select item_id, text from stg_items where list_contains(?, item_id) union all "
+            "select version_id, text from stg_tone_versions where list_contains(?, version_id)",
+            [items, items],
+        ).rows()
+    )
+    qa = sorted((settings.warehouse_dir / "qa_items").glob("*.parquet"))
+    if qa:
+        frame = pl.concat(
+            [pl.read_parquet(f, columns=["item_id", "text"]) for f in qa], how="vertical_relaxed"
+        )
+        texts |= dict(frame.filter(pl.col("item_id").is_in(items)).rows())
+    return texts
+
+
+def report_path(settings: Settings, run_file: str | Path) -> Path:
+    """data/reports/STEM.html for a study or suite file; it never lands outside that folder."""
+    return confined_file(settings.data_dir / "reports", f"{Path(run_file).stem}.html")
 
 
 def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
@@ -318,18 +484,22 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     if not studies:
         raise ValueError("name at least one study")
     types = study_types(settings, studies)
+    ids, data = drill_data(settings, studies, types)
     sections = [summary_section(settings, studies, types)]
     for kind in TYPES:
         of_kind = [s for s in studies if types[s] == kind]
         if not of_kind:
             continue
         blocks = [
-            make_block(panel, _rows_of(settings, panel.view, of_kind), f"{kind}-{i}")
+            make_block(
+                panel, _rows_of(settings, panel.view, of_kind), f"{kind}-{i}", ids.get(panel.view)
+            )
             for i, panel in enumerate(PANELS[kind], 1)
         ]
         title, intro = TITLES[kind]
         sections.append(Section(kind, title, f"{intro} Studies: {', '.join(of_kind)}.", blocks))
-    html = render_page(studies, str(settings.duckdb_path), sections)
+    sections.append(cost_section(settings, studies))
+    html = render_page(studies, str(settings.duckdb_path), sections, set(types.values()), data)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".tmp-{uuid.uuid4().hex}"

@@ -56,6 +56,7 @@ STATUS_COLORS = {
     "missing": "#BBBBBB",
 }
 SUBSET_COLORS = {"all": "#000000", "full": "#0072B2", "near": "#56B4E9", "ambiguous": "#E69F00"}
+SUBSET_N = {"all": "n_scored", "full": "n_full", "near": "n_near", "ambiguous": "n_ambiguous"}
 # 20 steps: few enough that the colour bar stays vector (matplotlib rasterizes ≥ 50 steps)
 ALPHA_CMAP = matplotlib.colormaps["viridis"].resampled(20)
 # an axes legend to the right of its axes (constrained layout makes room for it)
@@ -146,6 +147,16 @@ def call_outcomes(frame: pl.DataFrame) -> Figure | None:
         counts = frame[status].fill_null(0).to_numpy().astype(float)
         ax.barh(y, counts, left=left, color=STATUS_COLORS[status], label=status, height=0.6)
         left += counts
+    for i, total in enumerate(left):
+        ax.annotate(
+            f"n={total:.0f}",
+            (total, i),
+            xytext=(3, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=7,
+        )
+    ax.set_xlim(0, max(1.0, float(left.max())) * 1.12)
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     ax.set_xlabel("planned judge calls")
@@ -173,9 +184,10 @@ def rating_performance(frame: pl.DataFrame) -> Figure | None:
         part = frame.filter(pl.col("study") == study)
         rated = part.filter(pl.col("kind") == "judge")
         base = part.filter(pl.col("kind") != "judge")
-        groups = _ordered(rated, "scale") + [
-            f"{j}\n({k})" for j, k in base.select("judge", "kind").iter_rows()
-        ]
+        scales = _ordered(rated, "scale")
+        groups = scales + [f"{j}\n({k})" for j, k in base.select("judge", "kind").iter_rows()]
+        rows = [rated.filter(pl.col("scale") == g) for g in scales] + list(base.iter_slices(1))
+        ticks = [f"{g}\n{_n_range(r)}" for g, r in zip(groups, rows, strict=True)]
         series = rated.select("judge", "prompt_level").unique(maintain_order=True).rows()
         width = 0.7 / max(1, len(series))
         for col, (metric, title) in enumerate([("bias", "bias (judge − human)"), ("mae", "MAE")]):
@@ -229,18 +241,40 @@ def rating_performance(frame: pl.DataFrame) -> Figure | None:
                         color="#333333",
                     )
                 ax.set_ylim(bottom=0)
-            ax.set_xticks(range(len(groups)), groups)
+            ax.set_xticks(range(len(groups)), ticks)
             ax.set_xlim(-0.6, len(groups) - 0.4)
             ax.grid(axis="x", visible=False)
             ax.set_title(f"{study}: {title}", loc="left")
             ax.set_ylabel(f"{metric} on 1–7")
-    handles = [Line2D([], [], color=color[j], marker="o", ls="", label=j) for j in judges]
-    handles += [Line2D([], [], color="#555555", marker=marker[p], ls="", label=p) for p in levels]
-    handles += [Line2D([], [], color="#555555", marker="o", mfc="white", ls="", label="baseline")]
+    # judges by colour, prompt levels by black marker shape, baselines as open grey circles
+    # at the right: labelled "judge ·", "prompt ·" and "classifier baseline", so the prompt
+    # level "base" never stands beside a marker called "baseline"
+    handles = [
+        Line2D([], [], color=color[j], marker="o", ls="", label=f"judge · {j}") for j in judges
+    ]
+    handles += [
+        Line2D([], [], color="black", marker=marker[p], ls="", label=f"prompt · {p}")
+        for p in levels
+    ]
+    if (frame["kind"] != "judge").any():
+        handles += [
+            Line2D(
+                [], [], color="#555555", marker="o", mfc="white", ls="", label="classifier baseline"
+            )
+        ]
     fig.legend(
         handles=handles, loc="outside lower center", ncol=min(8, len(handles)), frameon=False
     )
     return fig
+
+
+def _n_range(frame: pl.DataFrame) -> str:
+    """The items behind a group of points: `n=30`, or `n=28–30` when they differ."""
+    ns = frame["n_items"].drop_nulls() if "n_items" in frame.columns else pl.Series([], dtype=int)
+    if ns.is_empty():
+        return "n=?"
+    lo, hi = int(ns.min()), int(ns.max())
+    return f"n={lo}" if lo == hi else f"n={lo}–{hi}"
 
 
 @styled
@@ -403,6 +437,16 @@ def ensemble_size(frame: pl.DataFrame) -> Figure | None:
                     linestyle="-" if pool == JUDGES_POOL else "--",
                     label=_pool_label(strategy, pool),
                 )
+                counted = line.select(
+                    "size",
+                    metric,
+                    pl.col("n_evaluated") if "n_evaluated" in line.columns else pl.lit(None),
+                )
+                for x, y, n in counted.iter_rows():
+                    if y is not None and n:
+                        ax.annotate(
+                            f"n={n}", (x, y), xytext=(3, 3), textcoords="offset points", fontsize=6
+                        )
             ax.set_xticks(range(1, 6))
             ax.set_xlim(0.7, 5.3)
             ax.set_ylim(bottom=0)
@@ -411,6 +455,13 @@ def ensemble_size(frame: pl.DataFrame) -> Figure | None:
             ax.set_title(f"{study}: {title}", loc="left")
             ax.legend(loc="best", frameon=False)
     return fig
+
+
+def _errors(part: pl.DataFrame) -> list:
+    """A design's wrong verdicts (false TRUEs + false FALSEs): the n behind its leniency."""
+    if not {"fp", "fn"} <= set(part.columns):
+        return ["?"] * part.height
+    return (part["fp"].fill_null(0) + part["fn"].fill_null(0)).to_list()
 
 
 def _design_label(judge: str, level: str, effort: str | None, show_effort: bool) -> str:
@@ -448,16 +499,28 @@ def accuracy_by_design(frame: pl.DataFrame) -> Figure | None:
         h = 0.8 / len(subsets)
         for k, (subset, column) in enumerate(subsets):
             values = np.array([_num(v) for v in part[column]])
-            ax.barh(
+            bars = ax.barh(
                 y + (k - 1.5) * h,
                 np.nan_to_num(values),
                 h,
                 color=SUBSET_COLORS[subset],
                 label=subset,
             )
+            counts = part[SUBSET_N[subset]] if SUBSET_N[subset] in part.columns else None
+            if counts is not None:
+                ax.bar_label(
+                    bars,
+                    [
+                        "" if math.isnan(v) else f"n={n}"
+                        for v, n in zip(values, counts, strict=True)
+                    ],
+                    padding=2,
+                    fontsize=6,
+                )
         ax.set_yticks(y, labels)
         ax.invert_yaxis()
-        ax.set_xlim(0, 100)
+        ax.set_xlim(0, 115)
+        ax.set_xticks([0, 25, 50, 75, 100])
         ax.set_xlabel("accuracy, %")
         ax.grid(axis="y", visible=False)
         ax.set_title(f"{study}: accuracy by subset", loc="left")
@@ -466,7 +529,10 @@ def accuracy_by_design(frame: pl.DataFrame) -> Figure | None:
         bars = lax.barh(y, np.nan_to_num(leniency), 0.6, color=PALETTE[5])
         lax.bar_label(
             bars,
-            [("no errors" if math.isnan(v) else f"{v:.0f}%") for v in leniency],
+            [
+                "no errors" if math.isnan(v) else f"{v:.0f}% (n={e})"
+                for v, e in zip(leniency, _errors(part), strict=True)
+            ],
             padding=2,
             fontsize=7,
         )
@@ -500,8 +566,10 @@ def switch_rates(frame: pl.DataFrame) -> Figure | None:
         part = frame.filter(pl.col("study") == study)
         show_effort = part["reasoning_effort"].n_unique() > 1
         labels = [
-            _design_label(j, f"{p} vs base", e, show_effort)
-            for j, p, e in part.select("judge", "prompt_level", "reasoning_effort").iter_rows()
+            _design_label(j, f"{p} vs base", e, show_effort) + f" (n={n})"
+            for j, p, e, n in part.select(
+                "judge", "prompt_level", "reasoning_effort", "n_items"
+            ).iter_rows()
         ]
         y = np.arange(len(labels))
         gain = part["wrong_to_right_pct"].to_numpy()
@@ -592,7 +660,10 @@ def tone_per_text(frame: pl.DataFrame) -> Figure | None:
                 zorder=3,
             )
         ax.axhline(0, color="#333333", lw=0.8)
-        ax.set_xticks(range(len(groups)), [_tone_label(g, part) for g in groups])
+        ax.set_xticks(
+            range(len(groups)),
+            [f"{_tone_label(g, part)}\n(n={len(v)})" for g, v in zip(groups, data, strict=True)],
+        )
         ax.set_ylabel("gap A − B per text (1–10)")
         ax.grid(axis="x", visible=False)
         ax.set_title(f"{study}: per-text tone gap", loc="left")
@@ -610,7 +681,10 @@ def tone_gaps(frame: pl.DataFrame) -> Figure | None:
     axes = fig.subplots(len(studies), 2, squeeze=False)
     for row, study in enumerate(studies):
         part = frame.filter(pl.col("study") == study)
-        labels = [_tone_label(g, part) for g in _tone_groups(part)]
+        labels = [
+            f"{_tone_label(g, part)}\n(n={n})"
+            for g, n in zip(_tone_groups(part), part["n_texts"], strict=True)
+        ]
         x = np.arange(part.height)
         ax, fax = axes[row]
         ratios = [_num(v) for v in part["win_ratio"]]
@@ -677,7 +751,7 @@ def tone_flips(frame: pl.DataFrame) -> Figure | None:
                 ls=styles[variants.index(g[1]) % len(styles)],
                 marker=MARKERS[variants.index(g[1]) % len(MARKERS)],
                 ms=4,
-                label=_tone_label(g, part).replace("\n", " · "),
+                label=_tone_label(g, part).replace("\n", " · ") + f" (n={line['n_texts'].max()})",
             )
         ax.axhline(0, color="#333333", lw=0.8)
         ax.set_xlabel("pass mark (overall score ≥)")
@@ -766,6 +840,13 @@ def tone_noise(frame: pl.DataFrame) -> Figure | None:
                 capsize=2,
                 lw=1,
             )
+            ax.annotate(
+                f"n={r['n_texts']}",
+                (r["noise"], r["gap"]),
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=6,
+            )
         ax.axhline(0, color="#333333", lw=0.8)
         ax.set_xlim(0, reach)
         ax.set_ylim(-reach, reach)
@@ -789,4 +870,36 @@ def tone_noise(frame: pl.DataFrame) -> Figure | None:
             for i, v in enumerate(variants)
         ]
         ax.legend(handles=handles, **OUTSIDE, frameon=False)
+    return fig
+
+
+@styled
+def variance_components(frame: pl.DataFrame) -> Figure | None:
+    """Share of the judges' score variance per source (eta², %), one panel per study; the
+    source's degrees of freedom (its n) beside each bar."""
+    frame = _finite(frame, "eta_sq_pct")
+    studies = _ordered(frame.filter(pl.col("eta_sq_pct") > 0), "study")  # not all zero
+    if not studies:
+        return None
+    frame = frame.filter(pl.col("study").is_in(studies))
+    sizes = [frame.filter(pl.col("study") == s).height for s in studies]
+    fig = new_figure(0.9 + sum(0.3 * n + 0.8 for n in sizes))
+    axes = fig.subplots(len(studies), 1, squeeze=False, height_ratios=[n + 2 for n in sizes])
+    for ax, study in zip((a[0] for a in axes), studies, strict=True):
+        part = frame.filter(pl.col("study") == study).sort("eta_sq_pct", descending=True)
+        y = np.arange(part.height)
+        bars = ax.barh(y, part["eta_sq_pct"], 0.6, color=PALETTE[0])
+        ax.bar_label(
+            bars,
+            [f"{v:.1f}% (df {d})" for v, d in part.select("eta_sq_pct", "df").rows()],
+            padding=2,
+            fontsize=7,
+        )
+        ax.set_yticks(y, part["component"].to_list())
+        ax.invert_yaxis()
+        ax.set_xlim(0, 118)
+        ax.set_xticks([0, 25, 50, 75, 100])
+        ax.set_xlabel("share of the score variance (eta²), %")
+        ax.grid(axis="y", visible=False)
+        ax.set_title(f"{study}: where the judge-score variance comes from", loc="left")
     return fig

@@ -1,17 +1,24 @@
 """Assemble the report page from finished blocks: HTML strings in, one HTML string out.
 
 Everything the page shows is escaped here; figures arrive as inline SVG from `figures.to_svg`.
-The page loads nothing: a Content-Security-Policy forbids every outside resource.
+The page loads nothing: a Content-Security-Policy forbids every outside resource and allows
+one inline script, script.js, by its sha256 (sorting, filtering, the drill-down); the
+drill-down's data is one JSON block, rendered on click.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import hashlib
 import math
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
 
 import polars as pl
+
+from tasks.report.drill import to_script_json
 
 CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b;
@@ -41,8 +48,43 @@ td.num { text-align: right; }
 td.null { color: #aaa; }
 td.long { white-space: normal; min-width: 24rem; }
 code { font-size: .9em; }
+p.hint { font-size: .85rem; color: #555; margin: .2rem 0; }
+th.sortable { cursor: pointer; user-select: none; }
+th[aria-sort=ascending]::after { content: " \\25B2"; font-size: .7em; }
+th[aria-sort=descending]::after { content: " \\25BC"; font-size: .7em; }
+input.filter { display: block; margin: .3rem 0; font: inherit; font-size: .8rem;
+               padding: .15rem .4rem; width: 18rem; }
+tr[data-drill] { cursor: pointer; }
+tr[data-drill]:hover, tr[data-drill]:focus { background: #eef5fc; outline: none; }
+tr[data-drill] > td:first-child::before { content: "\\25B8  "; color: #0b5394; }
+tr[data-drill][aria-expanded=true] > td:first-child::before { content: "\\25BE  "; }
+tr.drill > td { background: #fafafa; white-space: normal; padding: .5rem .8rem 1rem; }
+.scroll:has(tr.drill) { max-height: 48rem; }
+.drill-box { position: sticky; left: .5rem; max-width: 74rem; }
+.drill-head { font-size: .85rem; margin: 0 0 .3rem; }
+.drill-note { font-size: .8rem; color: #8a4b00; margin: 0 0 .3rem; }
+table.drill-table th { position: static; }
+table.drill-table td.text { white-space: normal; min-width: 14rem; max-width: 26rem; }
+table.drill-table td.raw { white-space: normal; min-width: 10rem; max-width: 20rem;
+                           font-family: ui-monospace, monospace; font-size: .75rem; }
+table.drill-table tr.failed td { background: #fff1dc; }
+button.reveal { font: inherit; font-size: .75rem; cursor: pointer; }
 """
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+SCRIPT = (Path(__file__).parent / "script.js").read_text(encoding="utf-8")
+SCRIPT_HASH = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    f"script-src 'sha256-{SCRIPT_HASH}'"
+)
+# the header's reading note, per study type present
+SCALE_NOTES = {
+    "rating": "Bias and MAE are on the common 1–7 scale; a rating design is judge × prompt "
+    "level × scale.",
+    "accuracy": "Accuracy and leniency are percentages of the items a design resolved; an "
+    "accuracy design is judge × prompt level (× reasoning effort).",
+    "tone": "Tone gaps are on the evaluator's overall 1–10 score; version A is the confident "
+    "(native) wording, B the hesitant (non-native) one.",
+}
 
 
 @dataclass(frozen=True)
@@ -59,6 +101,7 @@ class Block:
     figure: bool = True
     svg: str | None = None
     note: str | None = None
+    drill: tuple[str | None, ...] | None = None  # per row: its drill-down's design id
 
 
 @dataclass(frozen=True)
@@ -89,11 +132,13 @@ def fmt_value(value: object) -> str:
     return str(value)
 
 
-def render_table(frame: pl.DataFrame, view: str) -> str:
+def render_table(
+    frame: pl.DataFrame, view: str, drill: tuple[str | None, ...] | None = None
+) -> str:
     numeric = [dtype.is_numeric() for dtype in frame.dtypes]
     head = "".join(f"<th>{escape(c)}</th>" for c in frame.columns)
     rows = []
-    for row in frame.iter_rows():
+    for i, row in enumerate(frame.iter_rows()):
         cells = []
         for value, is_num in zip(row, numeric, strict=True):
             if value is None:
@@ -104,7 +149,9 @@ def render_table(frame: pl.DataFrame, view: str) -> str:
                 cls = "long" if isinstance(value, str) and len(value) > 40 else ""
             attr = f' class="{cls}"' if cls else ""
             cells.append(f"<td{attr}>{escape(fmt_value(value))}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+        design = drill[i] if drill else None
+        attr = f' data-drill="{escape(design)}"' if design else ""
+        rows.append(f"<tr{attr}>" + "".join(cells) + "</tr>")
     return (
         f'<div class="scroll"><table data-view="{escape(view)}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
@@ -128,7 +175,8 @@ def render_block(block: Block, anchor: str) -> str:
             "for these studies.</p>"
         )
     elif not block.figure:
-        parts.append(render_table(block.table, block.view))
+        parts.append(_hint(block))
+        parts.append(render_table(block.table, block.view, block.drill))
     else:
         if block.svg is None:
             note = f": {block.note}" if block.note else ""
@@ -141,13 +189,27 @@ def render_block(block: Block, anchor: str) -> str:
                 f'<figure data-view="{view}">{block.svg}<figcaption>Source: <code>{view}</code>'
                 f" ({_rows(block.table.height)}).</figcaption></figure>"
             )
+        click = " · click a row for the calls behind it" if _drills(block) else ""
         parts.append(
             f'<details data-view="{view}"><summary>Table <code>{view}</code> · '
-            f"{_rows(block.table.height)}</summary>{render_table(block.table, block.view)}"
-            "</details>"
+            f"{_rows(block.table.height)}{click}</summary>"
+            f"{render_table(block.table, block.view, block.drill)}</details>"
         )
     parts.append("</article>")
     return "\n".join(parts)
+
+
+def _drills(block: Block) -> bool:
+    return any(block.drill or ())
+
+
+def _hint(block: Block) -> str:
+    if not _drills(block):
+        return ""
+    return (
+        '<p class="hint">Click a row for the calls behind it: items, human and judge scores, '
+        "parse status and raw answers.</p>"
+    )
 
 
 def count_figures(sections: list[Section]) -> int:
@@ -156,9 +218,16 @@ def count_figures(sections: list[Section]) -> int:
     )
 
 
-def render_page(studies: list[str], source: str, sections: list[Section]) -> str:
+def render_page(
+    studies: list[str],
+    source: str,
+    sections: list[Section],
+    types: set[str] | frozenset[str] = frozenset(),
+    drill_data: dict | None = None,
+) -> str:
     """The whole page: header, contents, one <section> per part, every figure counted in the
-    `judgelab-figures` meta tag."""
+    `judgelab-figures` meta tag; the header's note on scales fits the study `types` present,
+    and `drill_data` (tasks/report/drill.py) is embedded once for the script."""
     toc, body = [], []
     for s in sections:
         links = []
@@ -173,6 +242,12 @@ def render_page(studies: list[str], source: str, sections: list[Section]) -> str
             f"<p>{escape(s.intro)}</p>\n" + "\n".join(blocks) + "\n</section>"
         )
     names = ", ".join(studies)
+    notes = " ".join(SCALE_NOTES[t] for t in ("rating", "accuracy", "tone") if t in types)
+    data = (
+        f'<script type="application/json" id="drill-data">{to_script_json(drill_data)}</script>'
+        if drill_data
+        else ""
+    )
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -189,12 +264,14 @@ def render_page(studies: list[str], source: str, sections: list[Section]) -> str
 <h1>judgelab report</h1>
 <p>Studies: <strong>{escape(names)}</strong>. Read from <code>{escape(source)}</code>; every
 figure is drawn from the view named under it, and that view's rows for these studies are in the
-table below it. Bias and MAE are on the common 1–7 scale; a design is judge × prompt level ×
-scale (× reasoning effort).</p>
+table below it; click a column header to sort, and a row of a main table for the calls behind
+it. {escape(notes)}</p>
 </header>
 <nav><h2>Contents</h2><ol>{"".join(toc)}</ol></nav>
 {chr(10).join(body)}
 </main>
+{data}
+<script>{SCRIPT}</script>
 </body>
 </html>
 """

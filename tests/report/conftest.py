@@ -1,11 +1,15 @@
 """Report fixtures: one small warehouse built once per session by the real flows on the
 deterministic fake judges (no LLM), the report written from it, and a tiny HTML tree parser.
 
-Studies (all through `judgelab run` on one suite file, about 20 s):
+Studies (all through `judgelab run` on one suite file, whose report stage writes the report
+the tests read; about 60 s on a quiet machine):
   report-rating    VADER, 30 items, 2 `fake/planted` judges × 2 prompt levels × 2 scales + the
                    VADER baseline: one judge shifted by −0.4 (+0.5 on −3..3), one noisy;
                    ensemble_baselines on, so Figure 5 has the labelled judges+baselines triples
                    (two LLM judges alone make no triple)
+  report-toxicity  ConvAbuse, 12 turns, a `fake/hash` judge and a `fake/unparseable` one (prose:
+                   every answer fails to parse): the sensitive task whose texts the report
+                   hides until asked, and the failures its drill-down lists with their raw text
   report-accuracy  TruthfulQA, 40 items, a lenient and a strict judge × 2 prompt levels
   report-tone      UKPConvArg1, 12 texts, the `fake/echo` rewriter (its versions fail the
                    checks) and the lexical one, a tone-bonus and a noisy evaluator × 2 prompt
@@ -55,6 +59,29 @@ name = "fake-noisy"
 model = "fake/planted"
 concurrency = 32
 extra = {{ truth = "{truth}", noise = 1.0 }}
+"""
+TOXICITY = """
+[study]
+name = "report-toxicity"
+task = "toxicity"
+benchmark = "convabuse"
+sample_size = 12
+seed = 11
+prompt_levels = ["base"]
+scales = ["likert7"]
+
+[study.analysis]
+bootstrap = 50
+
+[[judges]]
+name = "tox-hash"
+model = "fake/hash"
+concurrency = 32
+
+[[judges]]
+name = "tox-prose"
+model = "fake/unparseable"
+concurrency = 32
 """
 ACCURACY = """
 [study]
@@ -134,8 +161,9 @@ def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     rating_truth.write_text(json.dumps(dict(truth.iter_rows())))
     qa = benchmarks.load_qa(load_study(root / "accuracy.toml"), settings)
     qa_truth.write_text(json.dumps({t: float(r) for t, r in qa.select("text", "reference").rows()}))
-    types = {"report-rating": "rating", "report-accuracy": "accuracy"}
-    files = ["rating.toml", "accuracy.toml"]
+    (root / "toxicity.toml").write_text(TOXICITY)
+    types = {"report-rating": "rating", "report-toxicity": "rating", "report-accuracy": "accuracy"}
+    files = ["rating.toml", "toxicity.toml", "accuracy.toml"]
     if TONE_SKIPPED is None:
         (root / "tone.toml").write_text(TONE)
         files.append("tone.toml")
@@ -146,12 +174,10 @@ def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
 
 
 @pytest.fixture(scope="session")
-def report_file(warehouse_run: Warehouse, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tasks.report.build import write_report
-
-    out = tmp_path_factory.mktemp("report") / "nested" / "report.html"
-    path = write_report(warehouse_run.settings, warehouse_run.studies, out)
-    assert path == out
+def report_file(warehouse_run: Warehouse) -> Path:
+    """The report the run's last stage wrote: data/reports/<suite file stem>.html."""
+    path = warehouse_run.settings.data_dir / "reports" / "suite.html"
+    assert path.is_file()
     return path
 
 

@@ -3,6 +3,9 @@ every figure with its reading guide and source table, numbers equal to the views
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -19,7 +22,13 @@ from .conftest import Node, Warehouse, parse_html
 
 FIGURE_VIEWS = {
     "summary": ["fct_calls"],
-    "rating": ["tbl_rating_performance", "tbl_judge_ranking", "tbl_ensembles", "tbl_ensemble_size"],
+    "rating": [
+        "tbl_rating_performance",
+        "tbl_judge_ranking",
+        "tbl_ensembles",
+        "tbl_ensemble_size",
+        "tbl_variance_components",
+    ],
     "accuracy": ["tbl_accuracy_by_design", "tbl_switch_rates"],
     "tone": [
         "tbl_tone_per_text",
@@ -34,11 +43,19 @@ SECTION_TITLES = {
     "rating": "Rating studies",
     "accuracy": "Accuracy studies",
     "tone": "Tone studies",
+    "costs": "Costs",
+}
+# views shown as tables, openly
+TABLE_VIEWS = {
+    "rating": ["tbl_design_impact_single", "tbl_design_impact_all_pairs", "tbl_threshold_shares"],
+    "accuracy": ["tbl_verdict_impact"],
+    "tone": ["tbl_tone_by_variant", "tbl_tone_criteria"],
 }
 
 
 def expected_parts(types: dict[str, str]) -> list[str]:
-    return ["summary", *(t for t in ("rating", "accuracy", "tone") if t in types.values())]
+    kinds = [t for t in ("rating", "accuracy", "tone") if t in types.values()]
+    return ["summary", *kinds, "costs"]
 
 
 def figure_count(dom: Node) -> int:
@@ -59,13 +76,21 @@ def test_report_loads_nothing_from_outside(report_file: Path, report_dom: Node) 
     text = report_file.read_text(encoding="utf-8")
     assert not re.search(r"""\b(?:src|href|action|poster)\s*=\s*["']?\s*(?:https?:)?//""", text)
     assert not re.search(r"url\(\s*['\"]?\s*(?:https?:)?//", text)
-    assert not re.search(r"@import|<script|<link|<iframe|<img|<object|<embed", text, re.I)
+    assert not re.search(r"@import|<link|<iframe|<img|<object|<embed", text, re.I)
+    assert not re.search(r"fetch\(|XMLHttpRequest|WebSocket|import\(|\bsrc\s*=", text)
+    # two scripts: the drill-down's JSON (not run) and one inline script, allowed by its hash
+    data, code = report_dom.find_all("script")
+    assert data.attrs == {"type": "application/json", "id": "drill-data"}
+    assert code.attrs == {}
+    json.loads(data.text())
+    digest = base64.b64encode(hashlib.sha256(code.text().encode()).digest()).decode()
     refs = [v for n in report_dom.iter() for k, v in n.attrs.items() if k.endswith("href")]
     assert refs and all(r.startswith("#") for r in refs)  # only anchors on the page itself
     ids = {n.attrs["id"] for n in report_dom.iter() if "id" in n.attrs}
     assert {r[1:] for r in refs} <= ids  # and every one of them resolves
     (csp,) = report_dom.find_all("meta", **{"http-equiv": "Content-Security-Policy"})
-    assert "default-src 'none'" in csp.attrs["content"]
+    policy = dict(p.strip().split(" ", 1) for p in csp.attrs["content"].split(";"))
+    assert policy["default-src"] == "'none'" and policy["script-src"] == f"'sha256-{digest}'"
 
 
 @pytest.mark.slow
@@ -76,15 +101,16 @@ def test_sections_and_figures_follow_the_study_types(
     sections = report_dom.find_all("section")
     assert [s.attrs["id"] for s in sections] == parts
     assert [s.find_all("h2")[0].text() for s in sections] == [SECTION_TITLES[p] for p in parts]
-    views = [v for p in parts for v in FIGURE_VIEWS[p]]
+    views = [v for p in parts for v in FIGURE_VIEWS.get(p, [])]
     figs = report_dom.find_all("figure")
     assert [f.attrs["data-view"] for f in figs] == views
     assert figure_count(report_dom) == len(figs) == len(views)
     assert all(len(f.find_all("svg")) == 1 for f in figs)
-    # the design-impact tables are tables, shown openly
-    for view in ("tbl_design_impact_single", "tbl_design_impact_all_pairs"):
+    # the table panels are tables, shown openly
+    for view in (v for p in parts for v in TABLE_VIEWS.get(p, [])):
         (table,) = report_dom.find_all("table", **{"data-view": view})
         assert not any(a.tag == "details" for a in table.ancestors())
+        assert table.table_rows(), view
 
 
 @pytest.mark.slow
@@ -119,7 +145,11 @@ def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom:
         "select judge, prompt_level, scale, bias, bias_lo, mae, kripp_alpha "
         "from tbl_rating_performance where study = 'report-rating'",
     )
-    rows = {(r["judge"], r["prompt_level"], r["scale"]): r for r in table("tbl_rating_performance")}
+    rows = {
+        (r["judge"], r["prompt_level"], r["scale"]): r
+        for r in table("tbl_rating_performance")
+        if r["study"] == "report-rating"
+    }
     assert len(rows) == perf.height == 9  # 2 judges × 2 prompt levels × 2 scales + VADER
     for judge, level, scale, *values in perf.rows():
         row = rows[(judge, level, scale)]
@@ -193,14 +223,16 @@ def test_ensembles_keep_the_baseline_pool_apart(warehouse_run: Warehouse, report
     )
     assert curve.rows() == [(1, 8), (2, 16)]  # 8 judge designs; pairs of the two judges
     rows = report_dom.find_all("table", **{"data-view": "tbl_ensembles"})[0].table_rows()
-    assert [r["pool"] for r in rows] == ["judges"] * 4 + ["judges+baselines"] * 4
+    pools = [r["pool"] for r in rows if r["study"] == "report-rating"]
+    assert pools == ["judges"] * 4 + ["judges+baselines"] * 4
 
 
 @pytest.mark.slow
 def test_only_the_types_present_get_sections(warehouse_run: Warehouse, tmp_path: Path) -> None:
-    out = write_report(warehouse_run.settings, ["report-rating"], tmp_path / "rating.html")
+    out = tmp_path / "nested" / "rating.html"  # its folder is made
+    assert write_report(warehouse_run.settings, ["report-rating"], out) == out
     dom = parse_html(out.read_text(encoding="utf-8"))
-    assert [s.attrs["id"] for s in dom.find_all("section")] == ["summary", "rating"]
+    assert [s.attrs["id"] for s in dom.find_all("section")] == ["summary", "rating", "costs"]
     assert figure_count(dom) == len(dom.find_all("figure")) == 1 + len(FIGURE_VIEWS["rating"])
     studies = {
         r["study"] for r in dom.find_all("table", **{"data-view": "fct_calls"})[0].table_rows()
