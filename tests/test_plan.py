@@ -1,5 +1,6 @@
 """Study → plan: design grid, seeded stratified sample, unique keys; study-file errors."""
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -98,3 +99,35 @@ def test_call_keys_are_stable_across_releases() -> None:
     study = load_study(PROJECT_ROOT / "studies" / "sentiment.toml")
     plan = build_plan(study, pl.DataFrame({"item_id": ["a"], "text": ["good"]}), load_scales())
     assert plan["key"][0] == "485fde8fddc98303b1b1a013a5454a69d92d1d870480eea8c9e88f0533afcca2"
+
+
+def test_a_shard_keeps_calls_sharing_a_system_prompt_back_to_back() -> None:
+    """Prefix reuse for local judges is a property of the shard's order, not of plan order:
+    rows planned with their designs interleaved come out grouped by system prompt."""
+    from tasks.judging.todo import missing_calls
+
+    systems = ["Rate 1-7. Example: ...", "Rate 1-7.", "Rate -3..3, long guide " * 20]
+    rows = [
+        {
+            "judge": "j",
+            "key": f"{(i * 2654435761) % 2**32:08x}{i:056x}",
+            "messages": json.dumps(
+                [
+                    {"content": systems[i % 3], "role": "system"},
+                    {"content": f'Text {i % 7} "quoted" {i}', "role": "user"},
+                ]
+            ),
+        }
+        for i in range(300)
+    ]
+    plan = pl.DataFrame(rows)
+    done = pl.DataFrame({"key": [rows[5]["key"], rows[6]["key"]]})
+    for n_shards in (1, 3):
+        seen = []
+        for shard in range(n_shards):
+            todo = missing_calls(plan, done, "j", shard, n_shards)
+            first = [json.loads(m)[0]["content"] for m in todo["messages"]]
+            runs = [s for k, s in enumerate(first) if k == 0 or s != first[k - 1]]
+            assert sorted(runs) == sorted(set(first))  # each system prompt in one run
+            seen += todo["key"].to_list()
+        assert sorted(seen) == sorted(set(plan["key"]) - set(done["key"]))

@@ -1,4 +1,9 @@
-"""GBNF grammars for llama.cpp: the answer can only be `{"score": v}` with v on the scale's grid."""
+"""GBNF grammars for llama.cpp: the answer can only be `{"score": v}` with v on the scale's grid.
+
+A grammar is split into the answer's fixed opening (`{"score": `), which the local provider
+writes into the prompt as the start of the assistant turn instead of decoding it token by
+token, and a grammar for the rest. `grammar_text` joins the two: the whole answer's grammar.
+"""
 
 from __future__ import annotations
 
@@ -8,28 +13,34 @@ from functools import cache
 from tasks.judging.scales import Scale
 
 
+def _lit(text: str) -> str:
+    """A GBNF string literal."""
+    return json.dumps(text)
+
+
+def answer_grammar(scale: Scale, max_chars: int = 60) -> tuple[str, str]:
+    """(opening, grammar of the rest). Grids are enumerated (a few hundred values at most):
+    tight grammars decode fastest here. A rubric's strings are kept short, so a small local
+    model cannot ramble."""
+    if not scale.criteria:
+        values = " | ".join(_lit(v) for v in scale.grid())
+        return f'{{"{scale.field}": ', f'root ::= ({values}) "}}"'
+    first, *rest = scale.criteria
+    justification = _lit(', "justification": ')
+    criterion = f'[1-{scale.criterion_max}] {justification} str "}}"'
+    others = [_lit(f', {json.dumps(c)}: {{"score": ') + " " + criterion for c in rest]
+    overall = " | ".join(_lit(v) for v in scale.grid())
+    closing = [_lit('}, "overall": '), f"({overall})", _lit(', "strengths": '), "str"]
+    closing += [_lit(', "weaknesses": '), "str", '"}"']
+    string = f'str ::= "\\"" [^"\\\\\\n]{{1,{max_chars}}} "\\""'
+    opening = f'{{"criteria": {{{json.dumps(first)}: {{"score": '
+    return opening, f"root ::= {' '.join([criterion, *others, *closing])}\n{string}"
+
+
 def grammar_text(scale: Scale) -> str:
-    """Enumerate the grid (a few hundred values at most): tight grammars decode fastest here."""
-    values = " | ".join(json.dumps(v) for v in scale.grid())
-    return f'root ::= "{{\\"{scale.field}\\": " ({values}) "}}"'
-
-
-def rubric_grammar_text(scale: Scale, max_chars: int = 60) -> str:
-    """A rubric answer: each criterion's score on its grid and a short justification string,
-    the overall score on the scale's grid, strengths and weaknesses (strings kept short, so a
-    small local model cannot ramble)."""
-    overall = " | ".join(json.dumps(v) for v in scale.grid())
-    crit = ' ", " '.join(
-        f'"\\"{c}\\": {{\\"score\\": " [1-{scale.criterion_max}] ", \\"justification\\": " str "}}"'
-        for c in scale.criteria
-    )
-    return "\n".join(
-        [
-            f'root ::= "{{\\"criteria\\": {{" {crit} "}}, \\"overall\\": " ({overall}) '
-            '", \\"strengths\\": " str ", \\"weaknesses\\": " str "}"',
-            f'str ::= "\\"" [^"\\\\\\n]{{1,{max_chars}}} "\\""',
-        ]
-    )
+    """The whole answer's grammar: the opening as a literal, then the rest."""
+    opening, rest = answer_grammar(scale)
+    return rest.replace("root ::= ", f"root ::= {_lit(opening)} ", 1)
 
 
 def _scale_from_schema(schema: dict) -> Scale:
@@ -65,6 +76,11 @@ def _compiled(text: str):
 
 
 def score_grammar(schema: dict):
-    """A compiled grammar for a `{"score": …}` or `{"verdict": …}` schema (cached per scale)."""
-    scale = _scale_from_schema(schema)
-    return _compiled(rubric_grammar_text(scale) if scale.criteria else grammar_text(scale))
+    """A compiled grammar for a whole `{"score": …}` / `{"verdict": …}` / rubric answer."""
+    return _compiled(grammar_text(_scale_from_schema(schema)))
+
+
+def opening_and_grammar(schema: dict) -> tuple[str, object]:
+    """The answer's fixed opening and the compiled grammar of the rest (cached per scale)."""
+    opening, rest = answer_grammar(_scale_from_schema(schema))
+    return opening, _compiled(rest)

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import os
 import random
 import threading
 import time
@@ -21,7 +22,7 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from litellm.types.utils import Usage
 
-from tasks.judging.grammar import score_grammar
+from tasks.judging.grammar import opening_and_grammar
 
 
 def _smollm2_path() -> Path:
@@ -53,12 +54,27 @@ def _schema_of(optional_params: dict) -> dict | None:
     return (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
 
 
+def local_threads() -> int:
+    """llama.cpp threads: one per core that is free now. Its threads spin while they wait for
+    each other, so a thread on a busy core stalls the rest (measured: 0.1 calls/s with 2
+    threads on 2 loaded cores). JUDGELAB_LOCAL_THREADS overrides."""
+    if os.environ.get("JUDGELAB_LOCAL_THREADS"):
+        return max(1, int(os.environ["JUDGELAB_LOCAL_THREADS"]))
+    cores = len(os.sched_getaffinity(0))
+    return max(1, min(cores, round(cores - os.getloadavg()[0])))
+
+
 class LocalLlama(CustomLLM):
-    """llama.cpp in-process. One model instance per GGUF, so calls are serialised by a lock."""
+    """llama.cpp in-process. One model instance per GGUF, so calls are serialised by a lock.
+
+    A scored call does not decode the answer's fixed opening (`{"score": `): the prompt ends
+    with it, as the start of the assistant turn, and the grammar covers only the value and
+    the closing brace. The stored answer is the whole JSON, as before."""
 
     def __init__(self) -> None:
         super().__init__()
         self._models: dict[str, object] = {}
+        self._formats: dict[str, object] = {}  # chat template per model
         self._lock = threading.Lock()
         atexit.register(self.close)
 
@@ -71,31 +87,57 @@ class LocalLlama(CustomLLM):
     def _load(self, name: str):
         if name not in self._models:
             from llama_cpp import Llama
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
             if name not in LOCAL_MODELS:
                 raise ValueError(f"unknown local model {name!r}; known: {sorted(LOCAL_MODELS)}")
-            self._models[name] = Llama(
-                model_path=str(LOCAL_MODELS[name]()), n_ctx=2048, n_threads=2, verbose=False
+            llm = Llama(
+                model_path=str(LOCAL_MODELS[name]()),
+                n_ctx=2048,
+                n_threads=local_threads(),
+                verbose=False,
             )
+            # the chat template exactly as llama-cpp-python's own chat handler sets it up
+            eos, bos = llm.token_eos(), llm.token_bos()
+            self._formats[name] = Jinja2ChatFormatter(
+                llm.metadata["tokenizer.chat_template"],
+                eos_token=llm._model.token_get_text(eos),
+                bos_token=llm._model.token_get_text(bos),
+                stop_token_ids=[eos],
+            )
+            self._models[name] = llm
         return self._models[name]
 
     def completion(self, model: str, messages: list, optional_params: dict, *args, **kwargs):
+        schema = _schema_of(optional_params)
+        sampling = {
+            "temperature": optional_params.get("temperature", 0.0),
+            "seed": optional_params.get("seed"),
+            "max_tokens": optional_params.get("max_tokens", 32),
+        }
         with self._lock:
             llm = self._load(model)
-            schema = _schema_of(optional_params)
-            out = llm.create_chat_completion(
-                messages=messages,
-                temperature=optional_params.get("temperature", 0.0),
-                seed=optional_params.get("seed"),
-                max_tokens=optional_params.get("max_tokens", 32),
-                grammar=score_grammar(schema) if schema else None,
-            )
+            if schema is None:  # free text (a rewrite)
+                out = llm.create_chat_completion(messages=messages, **sampling)
+                content = out["choices"][0]["message"]["content"] or ""
+            else:
+                opening, grammar = opening_and_grammar(schema)
+                chat = self._formats[model](messages=messages)
+                # tokenized as the chat handler does (no second BOS), the opening apart
+                prompt = llm.tokenize(
+                    chat.prompt.encode(), add_bos=not chat.added_special, special=True
+                ) + llm.tokenize(opening.encode(), add_bos=False)
+                out = llm.create_completion(
+                    prompt=prompt,
+                    grammar=grammar,
+                    stop=chat.stop,
+                    stopping_criteria=chat.stopping_criteria,
+                    **sampling,
+                )
+                content = opening + out["choices"][0]["text"]
         usage = out["usage"]
         return _response(
-            f"local/{model}",
-            out["choices"][0]["message"]["content"] or "",
-            usage["prompt_tokens"],
-            usage["completion_tokens"],
+            f"local/{model}", content, usage["prompt_tokens"], usage["completion_tokens"]
         )
 
     async def acompletion(self, *args, **kwargs):
@@ -258,6 +300,30 @@ def _skip_per_call_cost() -> None:
     litellm_logging.Logging._response_cost_calculator = no_cost
 
 
+def _skip_unheard_success_logging() -> None:
+    """After each answer litellm schedules a task that builds its standard logging payload for
+    success callbacks (about 0.6–1 ms CPU per call here), and judgelab registers none. The task
+    is skipped while no success callback of any kind is registered; one registered later
+    (langfuse, a CustomLogger, litellm.cache) gets every call as before."""
+    from litellm import utils
+
+    schedule = utils._schedule_async_success_logging
+
+    def when_heard(*, logging_obj, **kwargs) -> None:
+        heard = (
+            litellm.callbacks
+            or litellm.success_callback
+            or litellm._async_success_callback
+            or logging_obj.dynamic_success_callbacks
+            or logging_obj.dynamic_async_success_callbacks
+        )
+        if heard:
+            schedule(logging_obj=logging_obj, **kwargs)
+
+    when_heard.skips = schedule  # tests check the patch is in place
+    utils._schedule_async_success_logging = when_heard
+
+
 def register() -> None:
     """Register the providers with litellm (idempotent); quiet and lean litellm down."""
     global _registered
@@ -265,6 +331,7 @@ def register() -> None:
         return
     litellm.suppress_debug_info = True
     _skip_per_call_cost()
+    _skip_unheard_success_logging()
     litellm.custom_provider_map = [
         {"provider": "local", "custom_handler": LocalLlama()},
         {"provider": "fake", "custom_handler": FakeJudge()},

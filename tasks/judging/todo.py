@@ -22,12 +22,16 @@ def call_counts(plan: pl.DataFrame, done: pl.DataFrame) -> dict[str, dict[str, i
 def missing_calls(
     plan: pl.DataFrame, done: pl.DataFrame, judge: str, shard: int, n_shards: int
 ) -> pl.DataFrame:
-    """This shard's calls of one judge that the store does not hold yet (plan order kept,
-    so calls sharing a prompt prefix stay together)."""
+    """This shard's calls of one judge that the store does not hold yet, calls that share a
+    prompt prefix back to back: a local llama.cpp judge then evaluates a long system prompt
+    once per group, not once per call (0.23 s against 1.9–3.1 s per call with two system
+    prompts alternating). Sorting the messages' JSON text does it: strings that share a
+    prefix sort next to each other, so do calls whose first messages are equal."""
     todo = (
         plan.filter(pl.col("judge") == judge)
-        .join(done, on="key", how="anti", maintain_order="left")
-        .unique("key", maintain_order=True)  # identical requests are one call
+        .join(done, on="key", how="anti")
+        .unique("key")  # identical requests are one call
+        .sort("messages", "key")
     )
     # keys are sha256 hex, so their leading digits spread calls evenly over shards
     return todo.filter(pl.col("key").str.slice(0, 8).str.to_integer(base=16) % n_shards == shard)
