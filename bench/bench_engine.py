@@ -1,5 +1,10 @@
 """Benchmark the judge engine against the mock provider. Prints figures; asserts nothing.
 
+compare:    the judge stage against bare `litellm.acompletion` under a semaphore (what a
+            user would write instead; stock litellm, parsing and storing nothing), each run
+            in a fresh process against one mock server, interleaved per C in alternating
+            order, for several C and rounds → calls/s ÷ (C/L) of each and their ratio.
+
 throughput: N calls at latency L with C in flight, through the judge stage's own
             `run_shard` (P engine processes) → calls/s, ratio to the limit C/L, engine
             CPU time per call, peak memory (RSS) of the engine processes.
@@ -7,6 +12,7 @@ rerun:      a study whose N calls are all in the store → wall time of a full
             `judgelab run` (Prefect flow: plan, store anti-join, rescale, analyze, views)
             that makes 0 calls.
 
+.venv/bin/python bench/bench_engine.py compare --calls 5000 --concurrency 32 64 128 --rounds 2
 .venv/bin/python bench/bench_engine.py throughput --calls 20000 --concurrency 32 64 128
 .venv/bin/python bench/bench_engine.py rerun --calls 100000
 """
@@ -14,6 +20,8 @@ rerun:      a study whose N calls are all in the store → wall time of a full
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import os
 import resource
 import subprocess
@@ -99,6 +107,84 @@ def throughput(calls: int, latency: float, concurrency: int, processes: int) -> 
         "rss": _peak_rss_mb(),
         "wall": wall,
     }
+
+
+def _one_run(kind: str, url: str, calls: int, concurrency: int, seed: int) -> dict:
+    """One measured run in this (fresh) process: `bare` never registers judgelab's providers,
+    so litellm runs stock; `stage` is the judge stage's shard runner with its journal."""
+    import litellm
+
+    os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
+    judge = Judge(
+        name="bench",
+        model="openai/mock-judge",
+        api_base=url,
+        timeout=30,
+        api_key_env=KEY_ENV,
+        concurrency=concurrency,
+        seed=seed,
+    )
+
+    async def bare(rows: list[dict]) -> None:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(row: dict) -> None:
+            async with gate:
+                await litellm.acompletion(
+                    model=judge.model,
+                    messages=json.loads(row["messages"]),
+                    api_base=url,
+                    api_key=os.environ[KEY_ENV],
+                    timeout=judge.timeout,
+                    max_tokens=judge.max_tokens,
+                    temperature=0,
+                )
+
+        await asyncio.gather(*(one(r) for r in rows))
+
+    def run(rows: pl.DataFrame) -> None:
+        if kind == "bare":
+            asyncio.run(bare(rows.to_dicts()))
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            counts, _ = run_shard(judge, rows, Path(tmp), part_rows=500, run_id="bench")
+            assert counts.get("ok", 0) == rows.height, counts
+
+    run(bench_rows(judge.model_copy(update={"seed": -1}), 16))  # imports, clients, pools
+    rows = bench_rows(judge, calls)
+    wall, cpu = time.perf_counter(), time.process_time()
+    run(rows)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"rate": calls / wall, "cpu_ms": 1000 * cpu / calls}
+
+
+def compare(calls: int, latency: float, concurrencies: list[int], rounds: int) -> None:
+    print(f"latency {latency * 1000:.0f} ms, {calls} calls a run, {os.cpu_count()} cores")
+    print(
+        f"{'C':>4} {'round':>5} {'bare ratio':>10} {'stage ratio':>11} {'stage/bare':>10} "
+        f"{'CPU ms/call bare':>16} {'stage':>6}"
+    )
+    with mock_provider.running(None, latency=latency) as url:
+        for r in range(rounds):
+            for k, c in enumerate(concurrencies):
+                got = {}
+                order = ("bare", "stage") if (r + k) % 2 == 0 else ("stage", "bare")
+                for kind in order:
+                    out = subprocess.run(
+                        [sys.executable, __file__, "one", kind, url, str(calls), str(c), str(r)],
+                        cwd=PROJECT_ROOT,
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                    )
+                    got[kind] = json.loads(out.stdout.strip().splitlines()[-1])
+                b, s = got["bare"], got["stage"]
+                limit = c / latency
+                print(
+                    f"{c:>4} {r + 1:>5} {b['rate'] / limit:>10.2f} {s['rate'] / limit:>11.2f} "
+                    f"{s['rate'] / b['rate']:>10.2f} {b['cpu_ms']:>16.2f} {s['cpu_ms']:>6.2f}",
+                    flush=True,
+                )
 
 
 RERUN_STUDY = """
@@ -202,6 +288,16 @@ def rerun(calls: int, mirror: str | None) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="mode", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("--calls", type=int, default=5_000)
+    c.add_argument("--latency", type=float, default=0.2)
+    c.add_argument("--concurrency", type=int, nargs="+", default=[32, 64, 128])
+    c.add_argument("--rounds", type=int, default=2)
+    one = sub.add_parser("one")  # one measured run in a fresh process (used by compare)
+    for name in ("kind", "url"):
+        one.add_argument(name)
+    for name in ("calls", "concurrency", "seed"):
+        one.add_argument(name, type=int)
     t = sub.add_parser("throughput")
     t.add_argument("--calls", type=int, default=20_000)
     t.add_argument("--latency", type=float, default=0.2)
@@ -211,6 +307,12 @@ def main() -> None:
     r.add_argument("--calls", type=int, default=100_000)
     r.add_argument("--mirror", default=os.environ.get("JUDGELAB_DATA_MIRROR"))
     args = p.parse_args()
+    if args.mode == "one":
+        print(json.dumps(_one_run(args.kind, args.url, args.calls, args.concurrency, args.seed)))
+        return
+    if args.mode == "compare":
+        compare(args.calls, args.latency, args.concurrency, args.rounds)
+        return
     if args.mode == "rerun":
         rerun(args.calls, args.mirror)
         return
