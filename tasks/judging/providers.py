@@ -55,13 +55,18 @@ def _schema_of(optional_params: dict) -> dict | None:
 
 
 def local_threads() -> int:
-    """llama.cpp threads: one per core that is free now. Its threads spin while they wait for
-    each other, so a thread on a busy core stalls the rest (measured: 0.1 calls/s with 2
-    threads on 2 loaded cores). JUDGELAB_LOCAL_THREADS overrides."""
+    """llama.cpp threads: one per core that is idle now. Its threads spin while they wait for
+    each other, so a thread on a busy core stalls the rest (0.1 calls/s with 2 threads on 2
+    loaded cores). Measured over a quarter second when the model loads, not from the load
+    average, which lags and counts this process's own work before the judge stage
+    (JUDGELAB_LOCAL_THREADS overrides)."""
     if os.environ.get("JUDGELAB_LOCAL_THREADS"):
         return max(1, int(os.environ["JUDGELAB_LOCAL_THREADS"]))
+    import psutil
+
     cores = len(os.sched_getaffinity(0))
-    return max(1, min(cores, round(cores - os.getloadavg()[0])))
+    busy = psutil.cpu_percent(interval=0.25) / 100 * (psutil.cpu_count() or cores)
+    return max(1, min(cores, round(cores - busy)))
 
 
 class LocalLlama(CustomLLM):

@@ -53,13 +53,15 @@ def test_local_answers_are_whole_json_on_the_grid() -> None:
         llama.close()
 
 
-def test_threads_follow_the_free_cores(monkeypatch) -> None:
+def test_threads_follow_the_idle_cores(monkeypatch) -> None:
+    import psutil
+
     monkeypatch.delenv("JUDGELAB_LOCAL_THREADS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
-    for load, threads in ((0.0, 2), (0.6, 1), (1.4, 1), (3.0, 1)):
-        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
-        assert providers.local_threads() == threads, load
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.3, 0.0, 0.0))
-    assert providers.local_threads() == 2
+    monkeypatch.setattr(psutil, "cpu_count", lambda: 2)
+    for busy_percent, threads in ((0.0, 2), (20.0, 2), (30.0, 1), (70.0, 1), (100.0, 1)):
+        monkeypatch.setattr(psutil, "cpu_percent", lambda interval, b=busy_percent: b)
+        assert providers.local_threads() == threads, busy_percent
     monkeypatch.setenv("JUDGELAB_LOCAL_THREADS", "1")
+    monkeypatch.setattr(psutil, "cpu_percent", lambda interval: 0.0)
     assert providers.local_threads() == 1
