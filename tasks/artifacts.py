@@ -8,6 +8,9 @@ import re
 import polars as pl
 
 MAX_ROWS = 500  # the UI shows a table, not a warehouse: the full view is one SQL query away
+# Bookkeeping columns go to the right: the UI shows the first columns of a wide table, and an
+# artifact belongs to one study and run anyway (tbl_changes led with ids and timestamps).
+READ_LAST = ("study", "run_id", "previous_run_id", "finished_at", "created_at")
 
 
 def artifact_key(*parts: str) -> str:
@@ -16,7 +19,10 @@ def artifact_key(*parts: str) -> str:
 
 
 def table_rows(frame: pl.DataFrame, max_rows: int = MAX_ROWS) -> list[dict]:
-    """Rows as JSON-safe dicts: numbers stay numbers (NaN → null), everything else a string."""
+    """Rows as JSON-safe dicts: numbers stay numbers (NaN → null), everything else a string;
+    the columns a person reads first, bookkeeping last."""
+    last = [c for c in READ_LAST if c in frame.columns]
+    frame = frame.select(pl.exclude(last), *last)
     head = frame.head(max_rows).with_columns(
         pl.col(c).cast(pl.String)
         for c, dtype in frame.schema.items()

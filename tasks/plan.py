@@ -9,7 +9,7 @@ from schemas.plan import Plan
 from schemas.validate import validate
 from tasks.judging import prompts
 from tasks.judging.efforts import effort_designs
-from tasks.judging.keys import call_key, canonical_json, endpoint, request_params
+from tasks.judging.keys import canonical_json, endpoint, key_from_json, request_params
 from tasks.judging.scales import Scale
 
 
@@ -44,10 +44,14 @@ def plan_row(
 ) -> tuple:
     """One plan row (columns in `Plan` order) with the key of the call that answers it: the
     judge's endpoint is part of it unless the study reuses answers across endpoints."""
-    base_key = call_key(judge.model, msgs, scale, params, repeat)
+    model, scale_json = canonical_json(judge.model), canonical_json(scale.key_material())
+    msgs_json, params_json = canonical_json(msgs), canonical_json(params)
+    base_key = key_from_json(model, msgs_json, scale_json, params_json, repeat)
     at = None if study.reuse_across_endpoints else endpoint(judge)
     return (
-        base_key if at is None else call_key(judge.model, msgs, scale, params, repeat, endpoint=at),
+        base_key
+        if at is None
+        else key_from_json(model, msgs_json, scale_json, params_json, repeat, canonical_json(at)),
         base_key,
         study.name,
         judge.name,
@@ -59,8 +63,8 @@ def plan_row(
         effort,
         item_id,
         repeat,
-        canonical_json(msgs),
-        canonical_json(params),
+        msgs_json,
+        params_json,
     )
 
 

@@ -89,6 +89,14 @@ def test_table_artifact_rows_are_json_safe() -> None:
         {"judge": "a", "bias": None, "n": 3, "at": "2026-11-30 03:00:00.000000+00:00", "ok": True}
     ]
     json.dumps(rows, allow_nan=False)
+    changes = pl.DataFrame(
+        {"study": ["s"], "run_id": ["r2"], "finished_at": [T0], "change": ["changed"]}
+        | {"metric": ["bias"], "old_value": [0.1], "new_value": [0.3]}
+    )
+    # what changed reads first in the UI; ids and timestamps move to the right
+    assert list(table_rows(changes)[0]) == [
+        *("change", "metric", "old_value", "new_value", "study", "run_id", "finished_at")
+    ]
     assert artifact_key("Sentiment_v2", "tbl_rating_performance") == (
         "sentiment-v2-tbl-rating-performance"
     )

@@ -65,13 +65,30 @@ def call_key(
     """Two deployments behind one model string answer differently, so a call through another
     endpoint is another call; the endpoint enters the hash only when given, which keeps every
     key of a default-endpoint judge (and every key stored before endpoints counted)."""
-    payload = {
-        "model": model,
-        "messages": messages,
-        "scale": scale.key_material(),
-        "params": params,
-        "repeat": repeat,
-    }
-    if endpoint is not None:
-        payload["endpoint"] = endpoint
-    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+    return key_from_json(
+        canonical_json(model),
+        canonical_json(messages),
+        canonical_json(scale.key_material()),
+        canonical_json(params),
+        repeat,
+        None if endpoint is None else canonical_json(endpoint),
+    )
+
+
+def key_from_json(
+    model: str,
+    messages: str,
+    scale: str,
+    params: str,
+    repeat: int,
+    endpoint: str | None = None,
+) -> str:
+    """sha256 of canonical_json({endpoint?, messages, model, params, repeat, scale}), joined
+    from pieces already encoded with canonical_json: a planner that stores the encoded
+    messages anyway encodes them once, not once for the column and again for each key."""
+    at = "" if endpoint is None else f'"endpoint":{endpoint},'
+    text = (
+        f'{{{at}"messages":{messages},"model":{model},"params":{params},'
+        f'"repeat":{int(repeat)},"scale":{scale}}}'
+    )
+    return hashlib.sha256(text.encode()).hexdigest()

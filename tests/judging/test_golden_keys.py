@@ -95,3 +95,26 @@ def test_repeat_r_sends_seed_plus_r(kind: str) -> None:
     # every repeat of one request is a different call (its own key), not a stored copy
     per_request = p.group_by("judge", "prompt_level", "scale", "reasoning_effort", "item_id")
     assert (per_request.agg(pl.col("key").n_unique())["key"] == 3).all()
+
+
+def test_keys_joined_from_json_pieces_equal_the_hash_of_the_whole_payload() -> None:
+    """The planner joins pre-encoded pieces; the key must stay sha256(canonical_json(payload)),
+    with and without an endpoint, for any text (quotes, unicode, newlines)."""
+    from tasks.judging.keys import call_key, canonical_json
+
+    scale = SCALES["verdict"]
+    messages = [
+        {"role": "system", "content": 'Say "TRUE" — or not.\n'},
+        {"role": "user", "content": "é"},
+    ]
+    params = {"temperature": 0.0, "seed": 3, "extra": {"b": 1, "a": [1, 2]}}
+    for repeat, at in ((0, None), (2, "http://host:8000/v1")):
+        payload = {
+            "model": "openai/x",
+            "messages": messages,
+            "scale": scale.key_material(),
+            "params": params,
+            "repeat": repeat,
+        } | ({} if at is None else {"endpoint": at})
+        want = hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+        assert call_key("openai/x", messages, scale, params, repeat, endpoint=at) == want

@@ -148,6 +148,20 @@ def test_scheduled_run_makes_only_the_new_judges_calls(tmp_path: Path, prefect_a
     new_rows = changes.filter(pl.col("change") == "new row")
     assert new_rows.height > 0 and new_rows["row_key"].str.contains("judge=mock-b").all()
     assert changes.filter(pl.col("change").is_in(["changed", "removed"])).is_empty()
+    # every scheduled run ends with the report stage: the file and a markdown artifact per run
+    report = data / "reports" / "sched.html"
+    assert report.is_file() and "mock-b" in report.read_text(encoding="utf-8")
+    found = api.post("/artifacts/filter", {"artifacts": {"key": {"any_": ["report-sched"]}}})
+    texts = [a["data"] for a in found if a["type"] == "markdown"]
+    assert len(texts) >= 2 and all(str(report.resolve()) in t for t in texts)
+    assert sum("First run of sched" in t for t in texts) == 1
+    assert any("## Calls by outcome" in t and "| sched | mock-b | 40 |" in t for t in texts)
+    # runs are named by study; one at a time: a run due while another is going is cancelled
+    flow_runs = api.post("/flow_runs/filter", {"deployments": {"id": {"any_": [deployment["id"]]}}})
+    assert flow_runs and all(r["name"].startswith("sched-") for r in flow_runs)
+    deployment = api.get(f"/deployments/{deployment['id']}")
+    assert deployment["global_concurrency_limit"]["limit"] == 1
+    assert deployment["concurrency_options"]["collision_strategy"] == "CANCEL_NEW"
 
 
 def _deployment(api: Api, name: str) -> dict | None:
