@@ -120,6 +120,12 @@ def test_scheduled_run_makes_only_the_new_judges_calls(tmp_path: Path, prefect_a
             # fires again on its own (SQL against the warehouse works while runs write)
             write_study(study, url, ["mock-a", "mock-b"], name="sched")
             wait_for(lambda: _new_judge_ran(data, "mock-b"), 180, "a run with the new judge")
+            # that run's last stage: the report and its artifact
+            wait_for(
+                lambda: any("| sched | mock-b |" in t for t in _report_texts(api)),
+                180,
+                "the new judge's report",
+            )
         finally:
             serve.terminate()
             serve.wait(timeout=60)
@@ -151,17 +157,23 @@ def test_scheduled_run_makes_only_the_new_judges_calls(tmp_path: Path, prefect_a
     # every scheduled run ends with the report stage: the file and a markdown artifact per run
     report = data / "reports" / "sched.html"
     assert report.is_file() and "mock-b" in report.read_text(encoding="utf-8")
-    found = api.post("/artifacts/filter", {"artifacts": {"key": {"any_": ["report-sched"]}}})
-    texts = [a["data"] for a in found if a["type"] == "markdown"]
+    texts = _report_texts(api)
     assert len(texts) >= 2 and all(str(report.resolve()) in t for t in texts)
     assert sum("First run of sched" in t for t in texts) == 1
     assert any("## Calls by outcome" in t and "| sched | mock-b | 40 |" in t for t in texts)
     # runs are named by study; one at a time: a run due while another is going is cancelled
     flow_runs = api.post("/flow_runs/filter", {"deployments": {"id": {"any_": [deployment["id"]]}}})
-    assert flow_runs and all(r["name"].startswith("sched-") for r in flow_runs)
+    started = [r for r in flow_runs if r["start_time"]]  # a run is named when it starts
+    assert len(started) >= 2 and all(r["name"].startswith("sched-") for r in started)
     deployment = api.get(f"/deployments/{deployment['id']}")
     assert deployment["global_concurrency_limit"]["limit"] == 1
     assert deployment["concurrency_options"]["collision_strategy"] == "CANCEL_NEW"
+
+
+def _report_texts(api: Api) -> list[str]:
+    """The markdown artifacts the report stage published, one per run."""
+    found = api.post("/artifacts/filter", {"artifacts": {"key": {"any_": ["report-sched"]}}})
+    return [a["data"] for a in found if a["type"] == "markdown"]
 
 
 def _deployment(api: Api, name: str) -> dict | None:
