@@ -122,12 +122,16 @@ def test_a_shard_keeps_calls_sharing_a_system_prompt_back_to_back() -> None:
     ]
     plan = pl.DataFrame(rows)
     done = pl.DataFrame({"key": [rows[5]["key"], rows[6]["key"]]})
-    for n_shards in (1, 3):
-        seen = []
+    for n_shards in (1, 3, 4):
+        seen, prompts_per_shard = [], 0
         for shard in range(n_shards):
             todo = missing_calls(plan, done, "j", shard, n_shards)
             first = [json.loads(m)[0]["content"] for m in todo["messages"]]
             runs = [s for k, s in enumerate(first) if k == 0 or s != first[k - 1]]
             assert sorted(runs) == sorted(set(first))  # each system prompt in one run
             seen += todo["key"].to_list()
+            prompts_per_shard += len(runs)
         assert sorted(seen) == sorted(set(plan["key"]) - set(done["key"]))
+        # shards are ranges of that order: a prompt is split between shards at most once
+        # per shard boundary, so a local judge evaluates each long prompt about once
+        assert prompts_per_shard <= len(systems) + n_shards - 1
