@@ -67,19 +67,24 @@ def _peak_rss_mb() -> float:
     return max(own, kids) / 1024
 
 
-def throughput(calls: int, latency: float, concurrency: int, processes: int) -> dict:
+def mock_judge(url: str, concurrency: int, **fields) -> Judge:
+    """The bench's judge on the mock provider (its key set in the environment)."""
     os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
+    return Judge(
+        name="bench",
+        model="openai/mock-judge",
+        api_base=url,
+        timeout=30,
+        api_key_env=KEY_ENV,
+        concurrency=concurrency,
+        **fields,
+    )
+
+
+def throughput(calls: int, latency: float, concurrency: int, processes: int) -> dict:
     providers.register()
     with tempfile.TemporaryDirectory() as tmp, mock_provider.running(None, latency=latency) as url:
-        judge = Judge(
-            name="bench",
-            model="openai/mock-judge",
-            api_base=url,
-            timeout=30,
-            api_key_env=KEY_ENV,
-            concurrency=concurrency,
-            processes=processes,
-        )
+        judge = mock_judge(url, concurrency, processes=processes)
         todo = bench_rows(judge, calls)
         cpu_self, cpu_kids = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
@@ -114,16 +119,7 @@ def _one_run(kind: str, url: str, calls: int, concurrency: int, seed: int) -> di
     so litellm runs stock; `stage` is the judge stage's shard runner with its journal."""
     import litellm
 
-    os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
-    judge = Judge(
-        name="bench",
-        model="openai/mock-judge",
-        api_base=url,
-        timeout=30,
-        api_key_env=KEY_ENV,
-        concurrency=concurrency,
-        seed=seed,
-    )
+    judge = mock_judge(url, concurrency, seed=seed)
 
     async def bare(rows: list[dict]) -> None:
         gate = asyncio.Semaphore(concurrency)

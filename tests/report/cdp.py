@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 from websockets.sync.client import connect
 
-FLAGS = [
+BASE_FLAGS = [  # headless, offline, quiet: shared with the screenshot test
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -27,8 +27,8 @@ FLAGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
     "--hide-scrollbars",
-    "--remote-debugging-port=0",  # Chromium picks a port and writes it to DevToolsActivePort
 ]
+FLAGS = [*BASE_FLAGS, "--remote-debugging-port=0"]  # the port goes to DevToolsActivePort
 
 
 class Page:

@@ -20,7 +20,7 @@ from PIL import Image
 from judgelab.settings import PROJECT_ROOT
 from tasks import warehouse
 
-from .cdp import Page, chromium_page
+from .cdp import BASE_FLAGS, Page, chromium_page
 from .conftest import Node, Warehouse, parse_html
 
 pytestmark = pytest.mark.slow
@@ -31,19 +31,7 @@ TOP_SHOT = PROJECT_ROOT / "artifacts" / "report-top.png"
 DRILL_SHOT = PROJECT_ROOT / "artifacts" / "report-drilldown.png"
 WIDTH, HEIGHT = 1280, 4000
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--hide-scrollbars",
-    "--virtual-time-budget=10000",  # let layout and painting finish before capturing
-]
+FLAGS = [*BASE_FLAGS, "--virtual-time-budget=10000"]  # layout and painting finish first
 
 
 def chromium() -> Path:
