@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from prefect import get_run_logger
+from prefect.runtime import flow_run
+from prefect.states import Completed, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from judgelab.settings import Settings
 from judgelab.study import Study
-from tasks import stages
+from tasks import alerts, canary, stages
 from tasks.judging.failures import JudgeFailure, JudgeFailures, judge_failures
 from tasks.judging.runlock import study_lock
 from tasks.report.stage import report_stage
@@ -41,6 +44,7 @@ def judge_all(
     before: dict[str, dict[str, int]],
     run_id: str,
     part: str | None = None,
+    table: str = "plan",
 ) -> tuple[dict[str, dict[str, int]], set[str], list[JudgeFailure]]:
     """Run each judge's missing calls in shards: counts by status per judge, the workers
     (host:pid) that ran shards, and the judges that failed loudly (logged as warnings on the
@@ -48,7 +52,7 @@ def judge_all(
     Dask runner they all run at once, one task per shard and worker; here, the judges run at
     once in rounds (`_judge_locally`), and a judge stopped on a non-retryable error runs no
     further shard.
-    `part` names the plan part (default: the study's)."""
+    `part` names the plan part (default: the study's), `table` its table."""
     shards = [
         (judge, shard, n)
         for judge, counts in before.items()
@@ -58,12 +62,12 @@ def judge_all(
     with study_lock(settings.data_dir / "locks", study.name):
         if settings.runner == "dask":
             futures = [
-                stages.judge_shard.submit(study, settings, j, s, n, run_id, part)
+                stages.judge_shard.submit(study, settings, j, s, n, run_id, part, table)
                 for j, s, n in shards
             ]
             results = [f.result() for f in futures]
         else:
-            results = _judge_locally(study, settings, shards, run_id, part)
+            results = _judge_locally(study, settings, shards, run_id, part, table)
     made: dict[str, dict[str, int]] = {}
     halts: dict[str, list[dict]] = {}
     for (judge, _, _), result in zip(shards, results, strict=True):
@@ -85,6 +89,7 @@ def _judge_locally(
     shards: list[tuple[str, int, int]],
     run_id: str,
     part: str | None,
+    table: str,
 ) -> list[dict]:
     """Shard r of every judge runs in round r, the judges at once (stages.judge_together);
     judges that need the machine to themselves — in-process llama.cpp, `processes > 1` — run
@@ -99,16 +104,56 @@ def _judge_locally(
         if len(together) > 1:
             name = f"judge {', '.join(j for j, _, _ in together)} · round {r + 1}"
             task = stages.judge_together.with_options(task_run_name=name)
-            out = task(study, settings, together, run_id, part)
+            out = task(study, settings, together, run_id, part, table)
         else:
-            out = [stages.judge_shard(study, settings, *x, run_id, part) for x in together]
+            out = [stages.judge_shard(study, settings, *x, run_id, part, table) for x in together]
         solo = [x for x in now if x[0] in alone]
-        out += [stages.judge_shard(study, settings, *x, run_id, part) for x in solo]
+        out += [stages.judge_shard(study, settings, *x, run_id, part, table) for x in solo]
         for (j, s, _), result in zip(together + solo, out, strict=True):
             done[(j, s)] = result
             stopped |= {j} if result["halts"] else set()
     skipped = {"counts": {}, "worker": None, "halts": []}
     return [done.get((j, s), skipped) for j, s, _ in shards]
+
+
+@dataclass
+class Watch:
+    """What a study's canary did in this run: its bucket, calls before and made, and one
+    line per design whose drift was flagged in this bucket."""
+
+    bucket: str | None = None
+    before: dict[str, dict[str, int]] = field(default_factory=dict)
+    made: dict[str, dict[str, int]] = field(default_factory=dict)
+    alerts: list[str] = field(default_factory=list)
+
+
+def watch(study: Study, settings: Settings, run_id: str) -> tuple[Watch, list[JudgeFailure]]:
+    """The canary (tasks/canary.py), when the study has one: this bucket's batch (made once
+    per bucket), then drift against noise (tasks/drift.py). An alert is a warning on the
+    flow run's log and goes to JUDGELAB_ALERT_WEBHOOK when set; `finish` sets the run state."""
+    if study.canary is None:
+        return Watch(), []
+    bucket, before = stages.plan_canary(study, settings)
+    made, _, failures = judge_all(
+        study, settings, before, run_id, canary.part(study, bucket), "canary_plan"
+    )
+    lines = stages.drift_stage(study, settings, bucket)
+    for line in lines:
+        get_run_logger().warning(line, extra={"drift_alert": True})
+    if lines:
+        alerts.post_alert(lines, study.name, run_url=flow_run.ui_url)
+    return Watch(bucket, before, made, lines), failures
+
+
+def merged(*counts: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """Calls by judge and status, summed over stages (the study's plan and its canary)."""
+    out: dict[str, dict[str, int]] = {}
+    for by_judge in counts:
+        for judge, by_status in by_judge.items():
+            for status, n in by_status.items():
+                out.setdefault(judge, {}).setdefault(status, 0)
+                out[judge][status] += n
+    return out
 
 
 def finish(
@@ -122,13 +167,18 @@ def finish(
     workers: set[str],
     failures: list[JudgeFailure] | None = None,
     notes: list[str] | None = None,
-) -> dict:
+    canary_run: Watch | None = None,
+) -> dict | State:
     """Every study run ends alike: the ledger entry, the views, the UI's table artifacts, the
     report (data/reports/<run_file stem>.html and its markdown artifact; None: the suite
     writes one for all its studies). Returns the run's summary (calls before and made,
     workers, views, the plan's notes for the CLI to print, the report's path), or raises
-    `JudgeFailures` carrying it when judges failed loudly, so the flow run ends Failed."""
-    stages.record_run(study, settings, run_id, started_at, made)
+    `JudgeFailures` carrying it when judges failed loudly, so the flow run ends Failed.
+    Drift alerts of the canary (`canary_run`) end the run Failed the same way when the
+    canary says on_alert = "fail", else in a Completed state named "Drifted"; so does a
+    failed `[[rules]]` gate rule of the study (stages.gate_stage)."""
+    canary_run = canary_run or Watch()
+    stages.record_run(study, settings, run_id, started_at, merged(made, canary_run.made))
     views = stages.publish_stage(settings)
     stages.publish_artifacts(study, settings)
     summary = {
@@ -140,10 +190,26 @@ def finish(
         "workers": sorted(workers),
         "views": views,
         "notes": notes or [],
+        "canary": asdict(canary_run),
     }
-    lines = [f.line for f in failures or []]
+    failures = list(failures or [])
+    if canary_run.alerts and study.canary.on_alert == "fail":
+        failures += [JudgeFailure(study.name, "canary", line) for line in canary_run.alerts]
+    if study.rules:  # a failed gate rule fails the run, like a failed judge
+        failed = stages.gate_stage(study, settings)
+        failures += [JudgeFailure(study.name, "gate", line) for line in failed]
+    lines = [f.line for f in failures]
     if run_file is not None:
         summary["report"] = report_stage(settings, run_file, [summary], lines)
     if failures:
         raise JudgeFailures(failures, [summary])
+    if canary_run.alerts:
+        return drifted([summary], summary)
     return summary
+
+
+def drifted(summaries: list[dict], data: object) -> State:
+    """A Completed state named "Drifted" (the UI shows the name) carrying the summaries:
+    the run did its work, and a canary moved beyond its judge's noise."""
+    n = sum(len(s.get("canary", {}).get("alerts", [])) for s in summaries)
+    return Completed(name="Drifted", message=f"{n} drift alert(s); see tbl_drift_alerts", data=data)

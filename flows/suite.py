@@ -6,9 +6,10 @@ from functools import partial
 from pathlib import Path
 
 from prefect import flow
+from prefect.states import State
 
 from flows.accuracy_study import accuracy_study
-from flows.common import task_runner
+from flows.common import drifted, task_runner
 from flows.names import run_name
 from flows.rating_study import rating_study
 from flows.tone_study import tone_study
@@ -45,7 +46,7 @@ def run_studies(
 
 
 @flow(name="study-suite", flow_run_name=run_name)
-def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
+def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict] | State:
     """Run every study a suite file lists (or the one study file given), each as a subflow.
     A study whose judges failed loudly ends Failed; the others still run, and then the suite
     raises `JudgeFailures` with every study's summary and every failure.
@@ -55,4 +56,7 @@ def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict]:
     lifecycle.guard_tree()  # run by `serve`: this process's workers die with it too
     owners.own_run([study.name for _, study in studies])
     work = partial(run_studies, suite_file, studies, sample_size)
-    return lifecycle.until_stopped(work, stop=owners.cancel_own_runs)
+    results = lifecycle.until_stopped(work, stop=owners.cancel_own_runs)
+    if any(r.get("canary", {}).get("alerts") for r in results):
+        return drifted(results, results)  # the suite's run shows it too
+    return results

@@ -219,6 +219,16 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"{result['study']} · judge {judge}: {c['planned']} planned, {c['stored']} "
                 f"already stored, {n_made} judge calls made ({detail})"
             )
+        canary = result.get("canary") or {}
+        for judge, c in canary.get("before", {}).items():
+            n_made = sum(canary["made"].get(judge, {}).values())
+            print(
+                f"{result['study']} · canary {canary['bucket']} · judge {judge}: "
+                f"{c['planned']} planned, {c['stored']} already stored, {n_made} calls made"
+            )
+        for line in canary.get("alerts", []):
+            if line not in {f.line for f in failures}:  # on_alert = "fail": printed below
+                print(f"judgelab: {line}", file=sys.stderr)
         if len(result["workers"]) > 1:
             print(f"{result['study']} · shards ran on {len(result['workers'])} workers")
     print(f"finished in {time.perf_counter() - started:.0f} s\n")
@@ -461,8 +471,33 @@ def cmd_power(args: argparse.Namespace) -> int:
             print("planned: " + power.verdict_line(plan, n))
         else:
             print("planned: the whole benchmark (run `judgelab plan` first to count it)")
+        if study.canary is not None:
+            for line in canary_power(study, settings, n):
+                print(line)
         print()
     return 0
+
+
+def canary_power(study, settings, n_items: int) -> list[str]:
+    """The canary's cost per bucket and, for ratings, the shift it can see, with the repeat
+    noise of its stored batches when there are some (median over designs)."""
+    from tasks import power, warehouse
+    from tasks.judging.efforts import effort_designs
+
+    watched = study.canary.judges or [j.name for j in study.judges]
+    designs = {
+        j.name: len(study.prompt_levels)
+        * len(study.scales)
+        * len(effort_designs(j, study.reasoning_efforts))
+        for j in study.judges
+        if j.name in watched
+    }
+    try:
+        noise = warehouse.read_table(settings, "drift", study.name, ["noise_sd"])["noise_sd"]
+        noise_sd = noise.median()
+    except FileNotFoundError:
+        noise_sd = None
+    return power.canary_lines(study, designs, noise_sd, n_items)
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:
@@ -498,6 +533,30 @@ def cmd_tables(args: argparse.Namespace) -> int:
 
     print("\n".join(listing(warehouse.view_files(), every=args.all)))
     return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Gate rules over the warehouse (no calls): exit 0 when every rule passes, 1 when any
+    fails; a rule that cannot be evaluated is a usage error (2)."""
+    from judgelab.study import study_files
+    from tasks import gate
+
+    settings = _settings()
+    given = gate.load_rules(args.rules) if args.rules else None
+    results, paths = [], study_files(args.study)
+    for path in paths:
+        study = load_study(path)
+        if given is None and not study.rules and len(paths) > 1:
+            print(f"judgelab: note: {path} has no [[rules]]; not checked", file=sys.stderr)
+        results += gate.run_gate(settings, study.name, given or study.rules)
+    if not results:
+        raise UsageError(f"{args.study}: no rules to check and no --rules FILE: {gate.HOW_TO_ADD}")
+    lines = "\n".join(r.line for r in results) + "\n"
+    out = gate.junit_xml(results, Path(args.study).stem) if args.format == "junit" else lines
+    if args.output:
+        Path(args.output).write_text(out, encoding="utf-8")
+    print(lines if args.output else out, end="")
+    return 1 if any(not r.passed for r in results) else 0
 
 
 def report_path(run_file: str) -> Path:
@@ -723,6 +782,19 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[_view_options()],
     )
     export.set_defaults(func=cmd_show, format="csv")
+
+    check = command(
+        "check",
+        "evaluate gate rules over the warehouse (no calls): exit 0 pass, 1 fail",
+        "judgelab check studies/rating.toml --rules rules.toml --format junit --output gate.xml",
+    )
+    check.add_argument("study", help="study or suite file that has been run")
+    check.add_argument("--rules", metavar="FILE", help="TOML with [[rules]] (default the study's)")
+    check.add_argument(
+        "--format", choices=["text", "junit"], default="text", help="output (default text)"
+    )
+    check.add_argument("--output", "-o", metavar="FILE", help="write to FILE (lines still printed)")
+    check.set_defaults(func=cmd_check)
 
     report = command(
         "report",

@@ -243,6 +243,66 @@ class Analysis(BaseModel):
         return self.equivalence_margin or 0.2
 
 
+BUCKET = re.compile(r"^([1-9][0-9]*)([dh])$")  # a canary's bucket length: "1d", "7d", "12h"
+
+
+class Canary(BaseModel):
+    """`[study.canary]`: a fixed, seeded subset of the study's items judged again on purpose
+    once per date bucket (its call keys carry the bucket), so a hosted model that changes
+    behind the same name is noticed (tasks/drift.py compares the batches)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    size: int = Field(default=50, ge=2)  # items, drawn with `seed` from the study's sample
+    every: str = "1d"  # bucket length: "<n>d" (days) or "<n>h" (hours), counted from 1970-01-01
+    repeats: int = 2  # calls per item, design and bucket: the judge's own noise comes from them
+    judges: list[str] | None = None  # the judges to watch; None: every judge of the study
+    seed: int = 0
+    level: float = Field(default=0.95, gt=0.5, lt=1)  # of the shift's CI and of the noise band
+    compare: Literal["first", "previous"] = "first"  # the batch each batch is compared with
+    on_alert: Literal["warn", "fail"] = "warn"  # the flow run's state when a shift is flagged
+
+    @field_validator("every")
+    @classmethod
+    def known_bucket(cls, every: str) -> str:
+        if not BUCKET.match(every):
+            raise ValueError(f'every must look like "1d", "7d" or "12h", got {every!r}')
+        return every
+
+    @field_validator("repeats")
+    @classmethod
+    def noise_needs_repeats(cls, repeats: int) -> int:
+        if repeats < 2:
+            raise ValueError(
+                "a canary needs at least 2 repeats per item: its noise band is measured from "
+                f"repeats of the same batch (got {repeats})"
+            )
+        return repeats
+
+
+class Rule(BaseModel):
+    """One gate rule (`[[rules]]` in a study or rules file): every row of `view` that matches
+    `where` must satisfy `column op value`; with ci = "within", the row's whole CI must."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None  # printed; default: the rule written out
+    view: str
+    where: str | None = None  # a SQL condition on the view's columns
+    column: str
+    op: Literal[">=", ">", "<=", "<", "==", "!="]
+    value: float
+    ci: Literal["point", "within"] = "point"
+
+    @field_validator("ci")
+    @classmethod
+    def within_needs_a_bound(cls, ci: str, info: ValidationInfo) -> str:
+        op = info.data.get("op")
+        if ci == "within" and op in ("==", "!="):
+            raise ValueError(f'ci = "within" needs >=, >, <= or <, not {op} (use ci = "point")')
+        return ci
+
+
 class Study(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -274,6 +334,8 @@ class Study(BaseModel):
     # a judge's api_base is part of its call keys, so answers from another server are not
     # reused; true keys calls without it (one answer per request, whichever server gave it)
     reuse_across_endpoints: bool = False
+    canary: Canary | None = None  # [study.canary]: drift watch (rating and accuracy studies)
+    rules: list[Rule] = Field(default_factory=list)  # top-level [[rules]]: `judgelab check`
 
     def notes(self) -> list[str]:
         """One-line warnings about a valid study that may not measure what it seems to."""
@@ -340,6 +402,22 @@ class Study(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def canary_fits(self) -> Study:
+        """A canary watches judges of this study, in a study type drift is defined for."""
+        if self.canary is None:
+            return self
+        if self.type == "tone":
+            raise ValueError("[study.canary] watches rating and accuracy studies, not tone tests")
+        names = [j.name for j in self.judges]
+        for name in self.canary.judges or []:
+            if name not in names:
+                raise ValueError(
+                    f"canary.judges: no judge {name!r} in this study; "
+                    f"{suggest(name, names)}judges: {', '.join(names)}"
+                )
+        return self
+
+    @model_validator(mode="after")
     def baselines_fit_task(self) -> Study:
         if not self.baselines:  # tasks.baselines loads pandera: only when a study names one
             return self
@@ -399,7 +477,7 @@ def _read_toml(path: Path) -> dict:
 EMBEDDED_JUDGE = """[[judges]]
 name = "smollm2-135m"
 model = "local/smollm2-135m-instruct"   # the embedded judge; a hosted one: see the README"""
-TABLES = ("study", "judges", "rewriter")  # the top-level tables of a study file
+TABLES = ("study", "judges", "rewriter", "rules")  # the top-level tables of a study file
 # each table's model, for "did you mean" on a misspelt key
 MODELS = {
     "study": Study,
@@ -408,6 +486,8 @@ MODELS = {
     "study.qa_data": QaFile,
     "study.texts": TextFile,
     "study.tone": Tone,
+    "study.canary": Canary,
+    "rules": Rule,
     "judges": Judge,
     "rewriter": Judge,
 }
@@ -422,6 +502,8 @@ def load_study(path: str | Path, **overrides) -> Study:
     doc = raw.get("study", {}) | {"judges": raw.get("judges", [])}
     if "rewriter" in raw:
         doc["rewriter"] = raw["rewriter"]
+    if "rules" in raw:
+        doc["rules"] = raw["rules"]
     doc |= {k: v for k, v in overrides.items() if v is not None}
     for table in ("data", "qa_data", "texts"):
         if isinstance(doc.get(table), dict) and isinstance(doc[table].get("path"), str):
@@ -451,7 +533,7 @@ def _check_tables(path: Path, text: str, raw: dict) -> None:
             where = f"line {line}, " if line else ""
             raise StudyError(
                 f"{path}: {where}[{name}]: unknown table; {suggest(name, list(TABLES))}"
-                f"a study file has [study], [study.*], [[judges]] and [rewriter]"
+                f"a study file has [study], [study.*], [[judges]], [rewriter] and [[rules]]"
             )
     judges = raw.get("judges", [])
     if judges == []:
@@ -486,7 +568,7 @@ def _top_line(text: str, name: str) -> int | None:
 def _key_hint(loc: tuple) -> str:
     """ "did you mean 'x'? known keys: …" for an unknown key at `loc`."""
     parts = [str(k) for k in loc if not isinstance(k, int)]
-    top = parts[0] in ("judges", "rewriter")
+    top = parts[0] in ("judges", "rewriter", "rules")
     table = parts[0] if top else ".".join(["study", *parts[:-1]])
     model = MODELS.get(table)
     if model is None:
@@ -502,8 +584,8 @@ def locate(text: str, loc: tuple) -> int | None:
     """The line of a study file a validation error points at: the key's line in its table
     (`[study]`, `[study.analysis]`, the n-th `[[judges]]`, `[rewriter]`), else the line of a
     sub-table the key names (`[study.analysys]`), else the table's."""
-    if loc and loc[0] == "judges" and len(loc) > 1 and isinstance(loc[1], int):
-        table, nth, keys = "judges", loc[1], [str(k) for k in loc[2:]]
+    if loc and loc[0] in ("judges", "rules") and len(loc) > 1 and isinstance(loc[1], int):
+        table, nth, keys = str(loc[0]), loc[1], [str(k) for k in loc[2:]]
     elif loc and loc[0] == "rewriter":
         table, nth, keys = "rewriter", 0, [str(k) for k in loc[1:]]
     else:

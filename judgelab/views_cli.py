@@ -54,7 +54,7 @@ REPORT_GROUPS: dict[str, list[str]] = {
         "tbl_tone_human",
         "tbl_tone_per_text",
     ],
-    "every study": ["tbl_runs", "tbl_changes", "tbl_design_cost"],
+    "every study": ["tbl_runs", "tbl_changes", "tbl_design_cost", "tbl_drift", "tbl_drift_alerts"],
 }
 SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
 MAX_CELL = 40  # characters of a string cell before it is cut with "…"

@@ -41,17 +41,22 @@ def plan_row(
     repeat: int,
     msgs: list[dict],
     params: dict,
+    canary: str | None = None,
 ) -> tuple:
     """One plan row (columns in `Plan` order) with the key of the call that answers it: the
-    judge's endpoint is part of it unless the study reuses answers across endpoints."""
+    judge's endpoint is part of it unless the study reuses answers across endpoints; a
+    canary call's date bucket always is (tasks/canary.py)."""
     model, scale_json = canonical_json(judge.model), canonical_json(scale.key_material())
     msgs_json, params_json = canonical_json(msgs), canonical_json(params)
-    base_key = key_from_json(model, msgs_json, scale_json, params_json, repeat)
+    bucket = None if canary is None else canonical_json(canary)
+    base_key = key_from_json(model, msgs_json, scale_json, params_json, repeat, None, bucket)
     at = None if study.reuse_across_endpoints else endpoint(judge)
     return (
         base_key
         if at is None
-        else key_from_json(model, msgs_json, scale_json, params_json, repeat, canonical_json(at)),
+        else key_from_json(
+            model, msgs_json, scale_json, params_json, repeat, canonical_json(at), bucket
+        ),
         base_key,
         study.name,
         judge.name,
@@ -73,9 +78,12 @@ def plan_frame(rows: list[tuple]) -> pl.DataFrame:
     return validate(pl.DataFrame(rows, schema=schema, orient="row"), Plan)
 
 
-def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:
+def build_plan(
+    study: Study, items: pl.DataFrame, scales: dict[str, Scale], canary: str | None = None
+) -> pl.DataFrame:
     """One row per judge × reasoning effort × prompt level × scale × item × repeat; repeat r
-    sends the judge's seed + r (keys.repeat_seed), in every study type."""
+    sends the judge's seed + r (keys.repeat_seed), in every study type. `canary`: the date
+    bucket every key carries (a canary batch)."""
     quote = study.type == "rating"  # a rated text is quoted; a QA item arrives rendered
     rows = []
     for configured in study.judges:
@@ -101,6 +109,7 @@ def build_plan(study: Study, items: pl.DataFrame, scales: dict[str, Scale]) -> p
                                 repeat,
                                 msgs,
                                 params[repeat],
+                                canary,
                             )
                             for repeat in range(study.repeats)
                         ]

@@ -711,3 +711,60 @@ def plan_study(
         diff = a.meaningful_diff if diff is None else diff
         return plan_rating(pilot, targets, assume, diff, margin, seed=a.seed, full=full)
     raise ValueError(f"{study.type} studies: {NOT_COVERED[study.type]}")
+
+
+# ---- the drift canary -----------------------------------------------------------------------
+
+
+def canary_sigma(noise_sd: float, repeats: int, n: int) -> float:
+    """SD of a canary's mean shift from repeat noise alone: noise_sd·√(2/(R·n))."""
+    return noise_sd * math.sqrt(2 / (repeats * n))
+
+
+def canary_false_alarm(level: float = 0.95) -> float:
+    """Chance that a judge without drift is flagged in one design and bucket: the shift's CI
+    (half-width ≈ z·σ) must clear the noise band (z·σ), so |shift| > 2z·σ."""
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    return 2 * (1 - NormalDist().cdf(2 * z))
+
+
+def canary_detectable_shift(
+    n: int, noise_sd: float, repeats: int, level: float = 0.95, power: float = POWER
+) -> float:
+    """The smallest mean shift (1–7) a canary of n items flags with this power."""
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    return (2 * z + NormalDist().inv_cdf(power)) * canary_sigma(noise_sd, repeats, n)
+
+
+def canary_size(
+    shift: float, noise_sd: float, repeats: int, level: float = 0.95, power: float = POWER
+) -> int:
+    """Canary items needed to flag a mean shift of `shift` (1–7) with this power."""
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    k = (2 * z + NormalDist().inv_cdf(power)) / shift
+    return max(MIN_N, math.ceil(2 * noise_sd**2 / repeats * k**2))
+
+
+def canary_lines(
+    study: Study, designs_per_judge: dict[str, int], noise_sd: float | None, n_items: int
+) -> list[str]:
+    """What the study's canary costs per bucket and what it can see (ratings), for the CLI."""
+    c = study.canary
+    n = min(c.size, n_items) if n_items else c.size
+    calls = {j: n * c.repeats * d for j, d in designs_per_judge.items()}
+    lines = [
+        f"canary: {n} items × {c.repeats} repeats per design, every {c.every}: "
+        + ", ".join(f"{j} {k:,} calls" for j, k in calls.items())
+        + f" per bucket ({sum(calls.values()):,} in all)"
+    ]
+    if study.type == "rating":
+        sd = 1.0 if noise_sd is None else noise_sd
+        basis = "assumed; no canary batch yet" if noise_sd is None else "from its last batches"
+        shift = canary_detectable_shift(n, sd, c.repeats, c.level)
+        lines.append(
+            f"canary: flags a mean shift ≥ {shift:.2f} on 1–7 with 80% power at repeat noise "
+            f"sd {sd:.2f} ({basis}); {canary_size(0.25, sd, c.repeats, c.level)} items would "
+            f"catch 0.25; a design without drift is flagged in "
+            f"{canary_false_alarm(c.level):.1e} of buckets"
+        )
+    return lines

@@ -14,18 +14,23 @@ import polars as pl
 from prefect import get_run_logger, task
 from prefect.context import TaskRunContext
 
+from judgelab import clock
 from judgelab.settings import Settings
 from judgelab.study import Study, StudyError
 from schemas.plan import DESIGN_COLUMNS
 from tasks import (
     accuracy,
     agreement,
+    alerts,
     artifacts,
     baselines,
     benchmarks,
+    canary,
     consensus,
     costs,
+    drift,
     ensembles,
+    gate,
     human_ceiling,
     rescale,
     runs,
@@ -83,6 +88,71 @@ def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int
     return call_counts(plan, store.done_keys(settings.store_dir)), notes
 
 
+@task(name="canary-plan")
+def plan_canary(study: Study, settings: Settings) -> tuple[str, dict[str, dict[str, int]]]:
+    """This date bucket's canary calls (tasks/canary.py): the bucket and, per watched judge,
+    planned / stored / missing calls. Inside a bucket a rerun finds them all stored."""
+    bucket = clock.bucket(study.canary.every)
+    plan = canary.canary_plan(study, _plan_items(study, settings), load_scales(), bucket)
+    warehouse.write_table(settings, plan, "canary_plan", canary.part(study, bucket))
+    return bucket, call_counts(plan, store.done_keys(settings.store_dir))
+
+
+@task(name="drift")
+def drift_stage(study: Study, settings: Settings, bucket: str) -> list[str]:
+    """Every canary batch of the study against its reference batch, against noise: `drift`.
+    Returns one line per design flagged in this run's bucket."""
+    columns = [*drift.DESIGN, "key", "bucket", "item_id", "repeat"]
+    plan = warehouse.read_parts(settings, "canary_plan", f"{study.name}.canary.", columns)
+    answers = plan.join(
+        store.latest_rows(settings.store_dir, ["key", "status", "score"]), on="key", how="left"
+    )
+    if study.type == "accuracy":
+        labels = warehouse.read_table(settings, "qa_items", study.items_part)
+        answers = answers.join(
+            labels.select("item_id", pl.col("reference").cast(pl.Boolean)), on="item_id", how="left"
+        ).with_columns(pl.col("score").alias("value"))
+        statistic = "flip_rate"
+    else:
+        ranges = pl.DataFrame(
+            [(n, s.min, s.max) for n, s in load_scales().items()],
+            schema=["scale", "lo", "hi"],
+            orient="row",
+        )
+        answers = answers.join(ranges, on="scale", how="left").with_columns(
+            rescale.linear(pl.col("score"), pl.col("lo"), pl.col("hi")).alias("value")
+        )
+        statistic = "mean_shift"
+    c = study.canary
+    table = drift.drift_table(answers, statistic, c.level, c.compare)
+    warehouse.write_table(settings, table, "drift", study.name)
+    flagged = table.filter(pl.col("flagged") & (pl.col("bucket") == bucket))
+    return [f"drift in {study.name}: {line}" for line in alerts.alert_lines(flagged)]
+
+
+@task(name="gate")
+def gate_stage(study: Study, settings: Settings) -> list[str]:
+    """The study's `[[rules]]` over the views just published (tasks/gate.py, as `judgelab
+    check` runs them): each rule's line on the run's log; returns the lines of failed rules
+    and of rules that cannot be evaluated, which fail the run."""
+    try:
+        results = gate.run_gate(settings, study.name, study.rules)
+    except gate.GateError as exc:
+        get_run_logger().warning(f"gate: {exc}")
+        return [f"gate: {exc}"]
+    log = get_run_logger()
+    for r in results:
+        (log.info if r.passed else log.warning)(f"gate: {r.line}")
+    return [f"gate: {r.line}" for r in results if not r.passed]
+
+
+def _plan_items(study: Study, settings: Settings) -> pl.DataFrame:
+    """The items the study's plan judges, with their texts (QA pairs come rendered)."""
+    if study.type == "accuracy":
+        return warehouse.read_table(settings, "qa_items", study.items_part)
+    return _sampled_items(study, settings)
+
+
 def endpoint_notes(study: Study, settings: Settings, plan: pl.DataFrame) -> list[str]:
     """One line per judge whose planned calls have answers from another endpoint
     (tasks.judging.endpoints; reads four store columns). Inside a Prefect run they are also
@@ -113,13 +183,15 @@ def judge_shard(
     n_shards: int,
     run_id: str,
     part: str | None = None,
+    table: str = "plan",
 ) -> dict:
     """Make this shard's missing calls; results reach the store in small atomic batches.
-    `part` names the plan part (default: the study's; the tone test has two). Returns the
+    `part` names the plan part (default: the study's; the tone test has two) and `table`
+    the plan table (`canary_plan` for a canary batch). Returns the
     counts by status, the worker (host:pid) that made them, and halt records if the judge
     was stopped on a non-retryable provider error."""
     judge = next(j for j in [*study.judges, study.rewriter] if j and j.name == judge_name)
-    plan = warehouse.read_table(settings, "plan", part or study.name)
+    plan = warehouse.read_table(settings, table, part or study.name)
     todo = missing_calls(plan, store.done_keys(settings.store_dir), judge_name, shard, n_shards)
     worker = f"{socket.gethostname()}:{os.getpid()}"
     if todo.is_empty():
@@ -140,12 +212,13 @@ def judge_together(
     shards: list[tuple[str, int, int]],
     run_id: str,
     part: str | None = None,
+    table: str = "plan",
 ) -> list[dict]:
     """Shards of different judges at once, each judge with its own limits (shard.run_lanes):
     a study of K hosted judges takes about as long as its slowest judge, not the sum.
     `shards` holds (judge, shard, of n shards); returns judge_shard's summary for each."""
     judges = {j.name: j for j in [*study.judges, study.rewriter] if j}
-    plan = warehouse.read_table(settings, "plan", part or study.name)
+    plan = warehouse.read_table(settings, table, part or study.name)
     done = store.done_keys(settings.store_dir)
     worker = f"{socket.gethostname()}:{os.getpid()}"
     lanes, index = [], []

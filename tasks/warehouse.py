@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import importlib
 import os
 import re
@@ -46,6 +47,15 @@ def read_table(
             f"table {table!r} has no part {part!r} ({path}); run its stage first"
         )
     return pl.read_parquet(path, columns=columns)
+
+
+def read_parts(
+    settings: Settings, table: str, prefix: str, columns: list[str] | None = None
+) -> pl.DataFrame | None:
+    """Every part of a table whose name starts with `prefix` (None: no such part), e.g. all
+    date buckets of one study's canary plan."""
+    files = sorted((settings.warehouse_dir / table).glob(f"{glob.escape(prefix)}*.parquet"))
+    return pl.read_parquet(files, columns=columns) if files else None
 
 
 def _in_literal(path: Path) -> str:

@@ -82,11 +82,15 @@ def key_from_json(
     params: str,
     repeat: int,
     endpoint: str | None = None,
+    canary: str | None = None,
 ) -> str:
-    """sha256 of canonical_json({endpoint?, messages, model, params, repeat, scale}), joined
-    from pieces already encoded with canonical_json: a planner that stores the encoded
-    messages anyway encodes them once, not once for the column and again for each key."""
+    """sha256 of canonical_json({canary?, endpoint?, messages, model, params, repeat, scale}),
+    joined from pieces already encoded with canonical_json: a planner that stores the encoded
+    messages anyway encodes them once, not once for the column and again for each key.
+    `canary` (an encoded date bucket) makes a canary call of that bucket a call of its own,
+    made again on purpose in the next bucket; without it every key is as before."""
     at = "" if endpoint is None else f'"endpoint":{endpoint},'
+    at = at if canary is None else f'"canary":{canary},{at}'
     text = (
         f'{{{at}"messages":{messages},"model":{model},"params":{params},'
         f'"repeat":{int(repeat)},"scale":{scale}}}'

@@ -164,6 +164,11 @@ class FakeJudge(CustomLLM):
     truth, clipped to 1–7, mapped onto the asked scale and rounded to its grid. On a verdict
     scale the truth is 1 (correct) or 0 (wrong), and `accept_wrong`, `reject_right` and
     `coin_on` plant leniency, strictness and guessing (see `_planted_verdict`).
+    Drift (canary tests): `run_noise` adds normal noise (sd on 1–7) seeded by the messages,
+    the request's seed and today's date (judgelab.clock), so each repeat and each day's
+    batch differ; from the date `drift_from` on, `drift` is added on 1–7 (ratings) and
+    `drift_accept_wrong` replaces `accept_wrong` (verdicts), as if the provider swapped the
+    model behind the name that day.
     """
 
     calls = 0  # counted across instances so tests can assert how many calls were made
@@ -263,12 +268,33 @@ def _planted_verdict(messages: list, params: dict, digest: bytes) -> bool:
     on the texts listed in the JSON file `coin_on` the verdict is a coin flip; the draws are
     seeded by the messages."""
     text = messages[-1]["content"]
-    draw = random.Random(digest).random()
+    draw = random.Random(digest + _run_seed(params)).random()
     if "coin_on" in params and text in _truth(params["coin_on"]):
         return draw < 0.5
     if _truth(params["truth"])[text] >= 0.5:
         return draw >= params.get("reject_right", 0.0)
-    return draw < params.get("accept_wrong", 0.0)
+    accept = params.get("accept_wrong", 0.0)
+    if _drifted(params):
+        accept = params.get("drift_accept_wrong", accept)
+    return draw < accept
+
+
+def _run_seed(params: dict) -> bytes:
+    """Draws of a judge with `run_noise` differ per repeat (seed) and per day; else b""."""
+    if not params.get("run_noise"):
+        return b""
+    from judgelab import clock
+
+    return f"{params.get('seed')}|{clock.now().date()}".encode()
+
+
+def _drifted(params: dict) -> bool:
+    """Whether today (judgelab.clock) is on or after the planted `drift_from` date."""
+    if "drift_from" not in params:
+        return False
+    from judgelab import clock
+
+    return clock.now().date().isoformat() >= params["drift_from"]
 
 
 @functools.cache
@@ -286,6 +312,10 @@ def _planted_fraction(
     if list(scale_range) == list(params.get("shift_on", [])):
         on_1to7 += params.get("scale_shift", 0.0)
     on_1to7 += params.get("noise", 0.0) * random.Random(digest).gauss(0.0, 1.0)
+    if params.get("run_noise"):
+        on_1to7 += params["run_noise"] * random.Random(digest + _run_seed(params)).gauss(0.0, 1.0)
+    if _drifted(params):
+        on_1to7 += params.get("drift", 0.0)
     return (min(7.0, max(1.0, on_1to7)) - 1) / 6
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -418,6 +418,62 @@ def summary_section(settings: Settings, studies: list[str], types: dict[str, str
     )
 
 
+DRIFT_PANEL = Panel(
+    "tbl_drift",
+    "Canary drift over time",
+    "Each panel is one watched judge: a line per design (n canary items, R repeats) follows "
+    "the shift of its canary answers from the reference batch, bucket by bucket, with its CI "
+    "over the shaded band the judge's own repeat noise stays inside (±noise for a mean shift "
+    "on 1–7, 0 to noise for a verdict flip rate), and a ringed point is flagged: its CI lies "
+    "wholly outside that band.",
+    figures.drift,
+    "only the reference batch so far (a shift needs a second bucket)",
+)
+
+
+def drift_section(settings: Settings, studies: list[str]) -> Section | None:
+    """The canary's drift per study and its alerts; None when no study here has a canary
+    batch (the section would only say so)."""
+    rows = _rows_of(settings, "tbl_drift", studies)
+    if rows.is_empty():
+        return None
+    alerts = _rows_of(settings, "tbl_drift_alerts", studies)
+    watched = [s for s in studies if s in set(rows["study"])]
+    blocks = [
+        make_block(
+            replace(DRIFT_PANEL, title=f"{DRIFT_PANEL.title}: {study}"),
+            rows.filter(pl.col("study") == study),
+            f"drift-{i}",
+        )
+        for i, study in enumerate(watched, 1)
+    ]
+    blocks.append(
+        Block(
+            "tbl_drift_alerts",
+            "Drift alerts",
+            "The flagged batches only: a judge whose canary answers moved beyond its own "
+            "run-to-run noise since the reference bucket (a model changed behind its name, or "
+            "a setting did).",
+            alerts,
+            figure=False,
+        )
+    )
+    n = alerts.height
+    said = (
+        f"{n} drift alert{'s' if n != 1 else ''}, listed below: a batch is flagged when its "
+        "shift CI lies wholly outside its judge's noise band."
+        if n
+        else "No drift alerts: every canary batch's shift CI overlaps its judge's noise band."
+    )
+    return Section(
+        "drift",
+        "Drift",
+        f"The canary items judged again once per date bucket. Studies: {', '.join(watched)}. "
+        + said,
+        blocks,
+    )
+
+
 def cost_section(settings: Settings, studies: list[str]) -> Section:
     block = Block(
         "tbl_design_cost",
@@ -498,6 +554,8 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
         ]
         title, intro = TITLES[kind]
         sections.append(Section(kind, title, f"{intro} Studies: {', '.join(of_kind)}.", blocks))
+    drift = drift_section(settings, studies)
+    sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))
     html = render_page(studies, str(settings.duckdb_path), sections, set(types.values()), data)
     out = Path(out)

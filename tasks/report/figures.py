@@ -19,6 +19,7 @@ import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 # text as paths: the SVG needs no font on the reader's machine
 STYLE = {
@@ -903,3 +904,106 @@ def variance_components(frame: pl.DataFrame) -> Figure | None:
         ax.grid(axis="y", visible=False)
         ax.set_title(f"{study}: where the judge-score variance comes from", loc="left")
     return fig
+
+
+DRIFT_DESIGN = ("prompt_level", "scale", "reasoning_effort")
+DRIFT_Y = {"mean_shift": "mean shift vs reference (1–7)", "flip_rate": "flip rate vs reference"}
+FLAG_RING = {"marker": "o", "ms": 12, "mfc": "none", "mec": "#000000", "mew": 1.5, "ls": ""}
+
+
+def _drift_bands(statistic: str, noise: float) -> tuple[float, float]:
+    """The band repeat noise alone keeps a batch in: ±noise around a mean shift, [0, noise]
+    for a flip rate (a rate is never negative)."""
+    return (0.0, noise) if statistic == "flip_rate" else (-noise, noise)
+
+
+@styled
+def drift(frame: pl.DataFrame) -> Figure | None:
+    """Canary drift over time: a panel per watched judge, x = the canary's buckets in order, a
+    line per design of its shift from the reference batch with CI bars over that design's
+    noise band (shaded per batch); flagged batches, whose CI misses the band, are ringed."""
+    if _finite(frame, "shift").is_empty():
+        return None  # only reference batches so far
+    frame = frame.sort("study", "judge", "bucket")
+    panels = frame.select("study", "judge").unique(maintain_order=True).rows()
+    designs = frame.select(DRIFT_DESIGN).unique().sort(DRIFT_DESIGN).rows()
+    ncols = min(2, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig = new_figure(0.9 + 2.7 * nrows)
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    width = min(0.12, 0.5 / len(designs))
+    for ax, (study, judge) in zip(axes, panels, strict=False):
+        part = frame.filter((pl.col("study") == study) & (pl.col("judge") == judge))
+        buckets = sorted(frame.filter(pl.col("study") == study)["bucket"].unique().to_list())
+        refs = set(part.filter(pl.col("reference").is_null())["bucket"])
+        for k, design in enumerate(designs):
+            line = part.filter(_is_design(design))
+            color = PALETTE[k % len(PALETTE)]
+            for r in _finite(line, "noise").iter_rows(named=True):
+                x = buckets.index(r["bucket"])
+                lo, hi = _drift_bands(r["statistic"], float(r["noise"]))
+                ax.fill_between([x - 0.42, x + 0.42], lo, hi, color=color, alpha=0.13, lw=0)
+            shown = _finite(line, "shift")
+            if shown.is_empty():
+                continue
+            x = (
+                np.array([buckets.index(b) for b in shown["bucket"]])
+                + (k - (len(designs) - 1) / 2) * width
+            )
+            ys = shown["shift"].to_list()
+            ax.errorbar(
+                x,
+                ys,
+                yerr=_yerr(ys, shown["shift_lo"].to_list(), shown["shift_hi"].to_list()),
+                fmt=f"{MARKERS[k % len(MARKERS)]}-",
+                color=color,
+                ms=4,
+                lw=1,
+                capsize=2,
+            )
+            flagged = shown["flagged"].fill_null(False).to_numpy()
+            if flagged.any():
+                ax.plot(x[flagged], np.array(ys, dtype=float)[flagged], **FLAG_RING)
+        ax.axhline(0, color="#333333", lw=0.8)
+        ax.set_xticks(
+            range(len(buckets)), [f"{b}\n(reference)" if b in refs else b for b in buckets]
+        )
+        ax.set_xlim(-0.6, len(buckets) - 0.4)
+        statistics = set(part["statistic"])
+        ax.set_ylabel(DRIFT_Y[statistics.pop()] if len(statistics) == 1 else "shift vs reference")
+        ax.set_title(f"{study}: {judge}", loc="left")
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    handles = [
+        Line2D(
+            [],
+            [],
+            color=PALETTE[k % len(PALETTE)],
+            marker=MARKERS[k % len(MARKERS)],
+            label=" · ".join(design) + f" ({_drift_n(frame, design)})",
+        )
+        for k, design in enumerate(designs)
+    ]
+    handles += [
+        Patch(color="#777777", alpha=0.3, lw=0, label="noise band (design's colour)"),
+        Line2D([], [], color="#000000", label="flagged: CI outside the noise band", **FLAG_RING),
+    ]
+    fig.legend(
+        handles=handles, loc="outside lower center", ncol=min(3, len(handles)), frameon=False
+    )
+    return fig
+
+
+def _is_design(design: tuple) -> pl.Expr:
+    return pl.all_horizontal(pl.col(c) == v for c, v in zip(DRIFT_DESIGN, design, strict=True))
+
+
+def _drift_n(frame: pl.DataFrame, design: tuple) -> str:
+    """The canary items and repeats behind a design's points: `n=50, R=2` (ranges when they
+    vary); the reference batches have no point, so they do not count."""
+    part = _finite(frame.filter(_is_design(design)), "shift")
+    rs = part["repeats"].drop_nulls()
+    if rs.is_empty():
+        return _n_range(part)
+    lo, hi = int(rs.min()), int(rs.max())
+    return f"{_n_range(part)}, R={lo}" + (f"–{hi}" if hi != lo else "")

@@ -39,6 +39,9 @@ def report_stage(
     changes = warehouse.query(
         settings, "select * from tbl_changes where list_contains(?, study)", [studies]
     )
+    alerts = warehouse.query(
+        settings, "select * from tbl_drift_alerts where list_contains(?, study)", [studies]
+    )
     stem = Path(run_file).stem
     text = run_markdown(
         f"judgelab run: {', '.join(studies)}",
@@ -47,6 +50,7 @@ def report_stage(
         _numbers(settings, summaries),
         changes,
         out,
+        alerts,
     )
     create_markdown_artifact(
         text, key=artifact_key("report", stem), description=f"report: {out}", _sync=True

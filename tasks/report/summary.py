@@ -8,6 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
+from tasks.alerts import alert_lines
 from tasks.report.page import fmt_value
 
 MAX_ROWS = 20  # an artifact is a glance; the report and `judgelab show` hold the rest
@@ -93,6 +94,15 @@ def changes_part(changes: pl.DataFrame) -> str:
     return out + (md_table(rest.select(CHANGE_COLUMNS)) if rest.height else "")
 
 
+def drift_part(alerts: pl.DataFrame) -> str:
+    """How many drift alerts (`tbl_drift_alerts`) and one line each."""
+    lines = alert_lines(alerts)
+    items = "".join(
+        f"- {study}: {line}\n" for study, line in zip(alerts["study"], lines, strict=True)
+    )
+    return f"## Drift alerts: {alerts.height}\n\n{items}"
+
+
 def run_markdown(
     title: str,
     summaries: list[dict],
@@ -100,9 +110,10 @@ def run_markdown(
     numbers: dict[str, pl.DataFrame],
     changes: pl.DataFrame,
     report: Path,
+    alerts: pl.DataFrame | None = None,
 ) -> str:
     """The artifact's text: the report's path first (what the operator came for), then the
-    run's calls, failures, main numbers and changes."""
+    run's calls, failures, drift alerts (when any), main numbers and changes."""
     parts = [
         f"# {title}\n",
         f"**Report:** `{report}` (one offline HTML file: open it in a browser)\n",
@@ -111,6 +122,8 @@ def run_markdown(
         "## Failures by judge\n",
         "".join(f"- {line}\n" for line in failures) or "No judge failed.\n",
     ]
+    if alerts is not None and alerts.height:
+        parts.append(drift_part(alerts))
     for kind, frame in numbers.items():
         parts += [
             f"## Main numbers: {MAIN_NUMBERS[kind][0]}\n",
