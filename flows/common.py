@@ -141,7 +141,7 @@ def watch(study: Study, settings: Settings, run_id: str) -> tuple[Watch, list[Ju
     for line in lines:
         get_run_logger().warning(line, extra={"drift_alert": True})
     if lines:
-        alerts.post_alert(lines, study.name, run_url=flow_run.ui_url)
+        alerts.post_alert(lines, study.name, flow_run.ui_url, settings.alert_webhook or "")
     return Watch(bucket, before, made, lines), failures
 
 

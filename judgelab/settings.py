@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     dask_workers: int = 3
     # Seconds between progress log lines when stderr is not a terminal (CI, workers).
     progress_interval: float = 30.0
+    # Slack-compatible webhook that drift alerts of a [study.canary] are POSTed to; unset or
+    # empty: none is posted (tasks/alerts.py).
+    alert_webhook: str | None = None
 
     @field_validator("data_mirror", "dask_address", mode="before")
     @classmethod

@@ -212,19 +212,70 @@ def test_canary_size_from_the_power_planner_gives_its_power_in_simulation() -> N
     n = power.canary_size(0.5, 1.0, 2)
     assert 85 <= n <= 95  # 2·1/2·((2·1.96 + 0.84)/0.5)² ≈ 91
     rng = np.random.default_rng(7)
-    truth = rng.uniform(2, 6, n)
-    hits = 0
-    for _ in range(150):
-        a = truth[:, None] + rng.normal(size=(n, 2))
-        b = truth[:, None] + 0.5 + rng.normal(size=(n, 2))
-        rows = [
-            DESIGN
-            | {"bucket": bucket, "item_id": f"i{i}", "repeat": r, "status": "ok"}
-            | {"value": float(m[i, r])}
-            for bucket, m in (("2026-12-01", a), ("2026-12-02", b))
-            for i in range(n)
-            for r in range(2)
-        ]
-        hits += drift.drift_table(pl.DataFrame(rows), "mean_shift")["flagged"].any()
+    sims, truth = 150, rng.uniform(2, 6, n)
+    # 150 simulated judges (one design each), two day batches, the second shifted by 0.5
+    shape = (sims, 2, n, 2)  # judge × batch × item × repeat
+    values = truth[None, None, :, None] + rng.normal(size=shape)
+    values[:, 1] += 0.5
+    j, b, i, r = np.indices(shape).reshape(4, -1)
+    answers = pl.DataFrame(
+        {
+            **{k: [v] * j.size for k, v in DESIGN.items() if k != "judge"},
+            "judge": [f"sim{x:03d}" for x in j],
+            "bucket": np.array(BUCKETS[:2])[b],
+            "item_id": [f"i{x:03d}" for x in i],
+            "repeat": r,
+            "status": "ok",
+            "value": values.ravel(),
+        }
+    )
+    hits = drift.drift_table(answers, "mean_shift")["flagged"].sum()
     assert 0.68 < hits / 150 < 0.92
     assert power.canary_false_alarm(0.95) == pytest.approx(8.9e-5, rel=0.05)
+
+
+def test_planted_fake_judges_over_ten_day_buckets(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    """Through the fake provider itself (no flow): each day's canary plan answered by
+    `fake/planted` with the clock set to that day. Noise only (sd 1): never flagged in 10
+    buckets; +0.5 from the 6th day (noise sd 0.5): flagged from that bucket on, not before."""
+    import json
+
+    from tasks.judging.parse import parse_score
+    from tasks.judging.providers import FakeJudge
+
+    items = pl.DataFrame({"item_id": [f"t{i:03d}" for i in range(60)]}).with_columns(
+        ("sentence number " + pl.col("item_id")).alias("text")
+    )
+    truth = tmp_path / "truth.json"
+    rng = np.random.default_rng(3)
+    truth.write_text(json.dumps({t: rng.uniform(0.1, 0.9) for t in items["text"]}))
+    extra = {"truth": str(truth)}
+    judges = [
+        Judge(name="steady", model="fake/planted", extra=extra | {"run_noise": 1.0}),
+        Judge(
+            name="shifty",
+            model="fake/planted",
+            extra=extra | {"run_noise": 0.5, "drift": 0.5, "drift_from": "2026-12-06"},
+        ),
+    ]
+    s = study(size=50, repeats=2).model_copy(update={"judges": judges, "scales": ["pct100"]})
+    scales, fake, rows = load_scales(), FakeJudge(), []
+    schema = {"json_schema": {"schema": scales["pct100"].json_schema()}}
+    for bucket in BUCKETS:
+        monkeypatch.setenv("JUDGELAB_NOW", bucket)
+        plan = canary.canary_plan(s, items, scales, clock.bucket("1d"))
+        for r in plan.iter_rows(named=True):
+            params = json.loads(r["params"])
+            params |= params.pop("extra") | {"response_format": schema}
+            answer = fake.completion("planted", json.loads(r["messages"]), params)
+            status, score = parse_score(answer.choices[0].message.content, scales["pct100"])
+            design = {c: r[c] for c in [*drift.DESIGN, "bucket", "item_id", "repeat"]}
+            rows.append(design | {"status": status, "value": 1 + 6 * score / 100})
+    table = drift.drift_table(pl.DataFrame(rows), "mean_shift")
+    flagged = {
+        j: table.filter(pl.col("judge") == j)["flagged"].to_list() for j in ["steady", "shifty"]
+    }
+    assert flagged["steady"] == [False] * 10
+    assert flagged["shifty"] == [False] * 5 + [True] * 5

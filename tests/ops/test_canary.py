@@ -160,6 +160,8 @@ def test_canary_pays_once_per_bucket_and_flags_the_planted_shift(
     assert 0.3 < shift < 0.6  # +0.5, less where 7 clips it
     alerts_view = warehouse.query(settings, "select judge, bucket from tbl_drift_alerts")
     assert alerts_view.rows() == [("shifty", "2026-12-03")]
+    report = (data / "reports" / "watched.html").read_text()
+    assert '<section id="drift"' in report and "1 drift alert," in report
     # the store holds each bucket's batch once: 2 judges × 100 calls × 3 days
     canary_keys = warehouse.query(settings, "select key from stg_canary_plan")["key"]
     done = store.done_keys(settings.store_dir)
