@@ -20,4 +20,3 @@ class CanaryPlan(Plan):
             "item_id",
             "repeat",
         )
-

@@ -96,7 +96,7 @@ def test_rules_file_errors_name_the_file_line_and_key(tmp_path: Path) -> None:
         gate.load_rules(path)
     assert f"{path}: line 9, rules.1.colum: unknown key; did you mean 'column'?" in str(err.value)
     path.write_text('[[rules]]\nview = "v"\ncolumn = "c"\nop = "=="\nvalue = 0\nci = "within"\n')
-    with pytest.raises(gate.GateError, match=r'line 6, rules.0.ci: ci = "within" needs >=, >, <= or <, not =='):
+    with pytest.raises(gate.GateError, match=r"line 6, rules.0.ci: ci = .within. needs >="):
         gate.load_rules(path)
     path.write_text('[[rule]]\nview = "v"\n')
     with pytest.raises(
