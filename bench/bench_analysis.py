@@ -35,6 +35,7 @@ from pathlib import Path
 from judgelab.env import apply_defaults
 
 apply_defaults()
+os.environ["JUDGELAB_FAKE_PROVIDERS"] = "1"  # the fake judge fills the store, here and in the CLI
 
 import polars as pl  # noqa: E402
 

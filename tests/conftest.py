@@ -11,6 +11,9 @@ import pytest
 from judgelab.env import apply_defaults
 
 apply_defaults()
+# the test double `fake/…` (judgelab/testing/fake_provider.py) is registered in this process
+# and in every judgelab command a test starts (they inherit the environment)
+os.environ["JUDGELAB_FAKE_PROVIDERS"] = "1"
 
 from judgelab.settings import PROJECT_ROOT, Settings  # noqa: E402
 

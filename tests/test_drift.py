@@ -242,8 +242,8 @@ def test_planted_fake_judges_over_ten_day_buckets(
     buckets; +0.5 from the 6th day (noise sd 0.5): flagged from that bucket on, not before."""
     import json
 
+    from judgelab.testing.fake_provider import FakeJudge
     from tasks.judging.parse import parse_score
-    from tasks.judging.providers import FakeJudge
 
     items = pl.DataFrame({"item_id": [f"t{i:03d}" for i in range(60)]}).with_columns(
         ("sentence number " + pl.col("item_id")).alias("text")

@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 from judgelab.study import Judge
+from judgelab.testing.fake_provider import FakeJudge
 from tasks.judging import providers, store
 from tasks.judging.engine import Call, Engine, MissingApiKey
 from tasks.judging.keys import call_key, request_params
@@ -89,7 +90,7 @@ def test_errors_are_retried_on_the_next_run_and_ok_rows_are_not(tmp_path: Path) 
 def test_missing_api_key_fails_before_any_call(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("NOT_SET_KEY", raising=False)
     judge = Judge(name="gpt", model="fake/hash", api_key_env="NOT_SET_KEY")
-    before = providers.FakeJudge.calls
+    before = FakeJudge.calls
     with pytest.raises(MissingApiKey, match=r"\$NOT_SET_KEY"):
         _run(judge, _calls(judge, 2), tmp_path)
-    assert providers.FakeJudge.calls == before
+    assert FakeJudge.calls == before

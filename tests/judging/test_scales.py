@@ -66,7 +66,7 @@ def test_fake_judge_answers_verdict_scales() -> None:
     """The tests' fake judge speaks the verdict schema; planted behaviour follows its truth."""
     import json
 
-    from tasks.judging.providers import FakeJudge
+    from judgelab.testing.fake_provider import FakeJudge
 
     schema = {"response_format": {"json_schema": {"schema": SCALES["verdict"].json_schema()}}}
     msgs = [{"role": "user", "content": "Q"}]
