@@ -12,7 +12,7 @@ from pathlib import Path
 
 from litellm import CustomLLM, ModelResponse
 
-from tasks.judging.providers import model_response, schema_of
+from tasks.judging.replies import model_response, schema_of
 
 
 class FakeJudge(CustomLLM):

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
-from judgelab.study import Judge
 from tasks.judging.scales import Scale
+
+if TYPE_CHECKING:  # annotations only: judgelab.study checks baselines, which import keys
+    from judgelab.study import Judge
 
 
 def response_format(judge: Judge, scale: Scale) -> dict | None:

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import litellm
-from litellm import CustomLLM, ModelResponse
-from litellm.types.utils import Usage
+from litellm import CustomLLM
 
 from tasks.judging.grammar import opening_and_grammar
+from tasks.judging.replies import model_response, schema_of
 
 
 def _smollm2_path() -> Path:
@@ -31,24 +31,6 @@ def _smollm2_path() -> Path:
 
 
 LOCAL_MODELS = {"smollm2-135m-instruct": _smollm2_path}
-
-
-def model_response(
-    model: str, content: str, prompt_tokens: int, completion_tokens: int
-) -> ModelResponse:
-    resp = ModelResponse(model=model)
-    resp.choices[0].message.content = content
-    resp.usage = Usage(
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        total_tokens=prompt_tokens + completion_tokens,
-    )
-    return resp
-
-
-def schema_of(optional_params: dict) -> dict | None:
-    fmt = optional_params.get("response_format") or {}
-    return (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
 
 
 def local_threads() -> int:
