@@ -41,21 +41,18 @@ import polars as pl  # noqa: E402
 
 from judgelab.settings import PROJECT_ROOT, Settings  # noqa: E402
 from judgelab.study import Study, load_study  # noqa: E402
-from tasks import (  # noqa: E402
-    accuracy,
+from tasks import benchmarks, stats, warehouse  # noqa: E402
+from tasks import stages as st  # noqa: E402
+from tasks.accuracy import consensus, verdict_impact  # noqa: E402
+from tasks.accuracy import metrics as accuracy  # noqa: E402
+from tasks.rating import (  # noqa: E402
     agreement,
-    benchmarks,
-    consensus,
     ensembles,
     human_ceiling,
-    stats,
     thresholds,
     variance,
-    verdict_impact,
-    warehouse,
 )
-from tasks import stages as st  # noqa: E402
-from tasks.item_scores import item_scores  # noqa: E402
+from tasks.rating.item_scores import item_scores  # noqa: E402
 
 MIRROR = Path(os.environ.get("JUDGELAB_DATA_MIRROR") or PROJECT_ROOT.parent / "shared" / "datasets")
 

@@ -193,6 +193,28 @@ class TextFile(BaseModel):
     """Strata for sampling; absent: one domain, `all`."""
 
 
+class PairFile(BaseModel):
+    """A user's own pairs of answers (`type = "pairwise"`, `benchmark = "file"`)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    path: str
+    """The data file, relative to the study file's folder: `.csv`, `.tsv`, `.parquet`,
+    `.jsonl`/`.ndjson`, or `.json` holding JSON lines."""
+    id_column: str | None = None
+    """Pair id; ids become `<file stem>:<id>` (absent: the data row number)."""
+    context_column: str = "question"
+    """The question or conversation both answers reply to."""
+    answer_a_column: str = "answer_a"
+    """One answer (e.g. system X's); each pair is judged in both orders."""
+    answer_b_column: str = "answer_b"
+    """The other answer (e.g. system Y's)."""
+    preference_column: str | None = None
+    """The human preference: `a` or `b` (any case); blank: no label. Absent: no labels."""
+    domain_column: str | None = None
+    """Strata for sampling; absent: one domain, `all`."""
+
+
 class Tone(BaseModel):
     """The tone stress test's knobs (`[study.tone]`)."""
 
@@ -307,12 +329,14 @@ class Study(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    type: Literal["rating", "accuracy", "tone"] = "rating"  # ratings, verdicts, tone test
+    # ratings, verdicts, the tone test, A/B preferences (tasks/kinds.py)
+    type: Literal["rating", "accuracy", "tone", "pairwise"] = "rating"
     task: str  # prompt folder under prompts/
-    benchmark: Literal["vader", "convabuse", "truthfulqa", "ukpconvarg1", "file"]
+    benchmark: Literal["vader", "convabuse", "truthfulqa", "ukpconvarg1", "hhrlhf", "file"]
     data: RatingFile | None = None  # rating study, benchmark = "file"
     qa_data: QaFile | None = None  # accuracy study, benchmark = "file"
     texts: TextFile | None = None  # tone study, benchmark = "file"
+    pairs: PairFile | None = None  # pairwise study, benchmark = "file"
     tone: Tone = Field(default_factory=Tone)
     rewriter: Judge | None = None  # tone study: the one LLM rewriter (top-level [rewriter])
     share_correct: float = Field(default=0.5, ge=0, le=1)  # truthfulqa: share of right answers
@@ -357,9 +381,12 @@ class Study(BaseModel):
 
     @model_validator(mode="after")
     def data_matches_benchmark(self) -> Study:
-        table = {"rating": "data", "accuracy": "qa_data", "tone": "texts"}[self.type]
+        table = {"rating": "data", "accuracy": "qa_data", "tone": "texts", "pairwise": "pairs"}[
+            self.type
+        ]
         given = getattr(self, table)
-        other = [t for t in ("data", "qa_data", "texts") if t != table and getattr(self, t)]
+        tables = ("data", "qa_data", "texts", "pairs")
+        other = [t for t in tables if t != table and getattr(self, t)]
         if (self.benchmark == "file") != (given is not None) or other:
             raise ValueError(
                 f'a [study.{table}] table is required exactly when benchmark = "file" '
@@ -370,6 +397,11 @@ class Study(BaseModel):
     @model_validator(mode="after")
     def fits_type(self) -> Study:
         """Rating and accuracy studies take different benchmarks, scales and factors."""
+        if self.type == "pairwise":  # its record's check; TODO(lead): every type through kinds
+            from tasks.kinds import kind
+
+            kind(self.type).load("checks")(self)
+            return self
         if self.type == "tone":
             if self.benchmark not in ("ukpconvarg1", "file"):
                 raise ValueError(f"a tone study cannot use benchmark {self.benchmark!r}")
@@ -419,9 +451,9 @@ class Study(BaseModel):
 
     @model_validator(mode="after")
     def baselines_fit_task(self) -> Study:
-        if not self.baselines:  # tasks.baselines loads pandera: only when a study names one
+        if not self.baselines:  # tasks.rating.baselines loads pandera: only when a study names one
             return self
-        from tasks.baselines import get_baseline  # a wrong name fails at load, not mid-run
+        from tasks.rating.baselines import get_baseline  # a wrong name fails at load, not mid-run
 
         for name in self.baselines:
             get_baseline(name, self.task)
@@ -485,6 +517,7 @@ MODELS = {
     "study.data": RatingFile,
     "study.qa_data": QaFile,
     "study.texts": TextFile,
+    "study.pairs": PairFile,
     "study.tone": Tone,
     "study.canary": Canary,
     "rules": Rule,
@@ -505,7 +538,7 @@ def load_study(path: str | Path, **overrides) -> Study:
     if "rules" in raw:
         doc["rules"] = raw["rules"]
     doc |= {k: v for k, v in overrides.items() if v is not None}
-    for table in ("data", "qa_data", "texts"):
+    for table in ("data", "qa_data", "texts", "pairs"):
         if isinstance(doc.get(table), dict) and isinstance(doc[table].get("path"), str):
             # not resolve(): a symlink keeps the name the user gave (its suffix, its errors)
             doc[table]["path"] = os.path.abspath(path.parent / doc[table]["path"])

@@ -164,10 +164,10 @@ def n_for_tost(
 
 
 def mcnemar_power(n: int, diff: float, discordant: float, sig: float = SIG) -> float:
-    """Power of McNemar's test with continuity correction (tasks.verdict_impact.mcnemar) at n
-    items when two designs' accuracies differ by `diff` and a share `discordant` of items is
-    right under one design only: b − c ≈ N(n·diff, n(discordant − diff²)), b + c ≈ n·discordant
-    (Connor 1987), rejecting when |b − c| − 1 > z·√(b + c)."""
+    """Power of McNemar's test with continuity correction (tasks.accuracy.verdict_impact's
+    mcnemar) at n items when two designs' accuracies differ by `diff` and a share `discordant`
+    of items is right under one design only: b − c ≈ N(n·diff, n(discordant − diff²)),
+    b + c ≈ n·discordant (Connor 1987), rejecting when |b − c| − 1 > z·√(b + c)."""
     diff = abs(diff)
     if n < MIN_N or discordant <= 0 or diff > discordant:
         return 0.0
@@ -397,10 +397,10 @@ def assumed_rating_designs(
 
 def accuracy_correctness(verdicts: pl.DataFrame, analysis: Analysis) -> pl.DataFrame:
     """verdicts → one row per design × item it resolved that has a truth, `correct` 0/1: the
-    unit the accuracy tables count (tasks.verdict_impact.correctness over the consensus the
+    unit the accuracy tables count (tasks.accuracy.verdict_impact.correctness over the consensus the
     accuracy stage builds with the same settings)."""
-    from tasks.consensus import consensus
-    from tasks.verdict_impact import correctness
+    from tasks.accuracy.consensus import consensus
+    from tasks.accuracy.verdict_impact import correctness
 
     agreed = consensus(
         verdicts,

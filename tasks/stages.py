@@ -19,35 +19,36 @@ from judgelab.settings import Settings
 from judgelab.study import Study, StudyError
 from schemas.plan import DESIGN_COLUMNS
 from tasks import (
-    accuracy,
-    agreement,
     alerts,
     artifacts,
-    baselines,
     benchmarks,
     canary,
-    consensus,
     costs,
     drift,
-    ensembles,
     gate,
-    human_ceiling,
-    rescale,
     runs,
     stats,
-    thresholds,
-    variance,
-    verdict_impact,
     warehouse,
 )
-from tasks.item_scores import item_scores
+from tasks.accuracy import consensus, verdict_impact
+from tasks.accuracy import metrics as accuracy
+from tasks.accuracy.verdicts import verdict_rows
 from tasks.judging import endpoints, keys, store
 from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import Lane, plan_rows, run_lanes, run_shard
 from tasks.judging.todo import call_counts, missing_calls
 from tasks.plan import build_plan, sample_items
-from tasks.verdicts import verdict_rows
+from tasks.rating import (
+    agreement,
+    baselines,
+    ensembles,
+    human_ceiling,
+    rescale,
+    thresholds,
+    variance,
+)
+from tasks.rating.item_scores import item_scores
 
 
 @task(name="load-benchmark")

@@ -17,8 +17,8 @@ import scipy.stats
 from schemas.rating_metrics import RatingMetrics
 from schemas.scores import DESIGN
 from schemas.validate import validate
-from tasks.item_scores import item_scores
 from tasks.multiplicity import with_adjusted
+from tasks.rating.item_scores import item_scores
 
 PARSE_FAILURES = ("unparseable", "out_of_range")
 CI_LEVEL = 0.95

@@ -15,8 +15,8 @@ from schemas.verdict_pairs import VerdictPairs
 from schemas.verdict_tests import VerdictTests
 from schemas.verdicts import Verdicts
 from tasks import warehouse
-from tasks.accuracy import accuracy_metrics, switch_rates
-from tasks.consensus import consensus
+from tasks.accuracy.consensus import consensus
+from tasks.accuracy.metrics import accuracy_metrics, switch_rates
 
 SCHEMA = {
     "study": pl.String,

@@ -16,8 +16,9 @@ from judgelab.settings import Settings
 from schemas.design_pairs import DesignPairs
 from schemas.rating_metrics import RatingMetrics
 from schemas.validate import validate
-from tasks import agreement, warehouse
-from tasks.agreement import design_pairs
+from tasks import warehouse
+from tasks.rating import agreement
+from tasks.rating.agreement import design_pairs
 from tasks.stats import kripp_alpha, wilcoxon
 
 COLUMNS = ["study", "kind", "judge", "model", "prompt_level", "scale", "item_id", "score_1to7"]

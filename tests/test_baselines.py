@@ -6,8 +6,8 @@ import polars as pl
 import pytest
 
 from schemas.scores import Scores
-from tasks import baselines
-from tasks.baselines import BASELINES, NOTES, baseline_scores
+from tasks.rating import baselines
+from tasks.rating.baselines import BASELINES, NOTES, baseline_scores
 
 POSITIVE = "What a wonderful, happy day; I love it!"
 NEGATIVE = "This is a horrible, sad mess and I hate it."

@@ -10,7 +10,7 @@ from judgelab.settings import Settings
 from schemas.validate import validate
 from schemas.verdicts import Verdicts
 from tasks import warehouse
-from tasks.consensus import consensus, design_verdicts
+from tasks.accuracy.consensus import consensus, design_verdicts
 
 SCHEMA = {
     "study": pl.String,
@@ -210,7 +210,7 @@ def test_judges_vote_by_default() -> None:
     import inspect
 
     from judgelab.study import Analysis
-    from tasks.consensus import consensus
+    from tasks.accuracy.consensus import consensus
 
     assert Analysis().consensus_votes == "model"
     assert inspect.signature(consensus).parameters["votes"].default == "model"

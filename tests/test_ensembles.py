@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from judgelab.settings import PROJECT_ROOT, Settings
-from tasks.ensembles import RULES, draw, ensemble_holdout, ensembles, halves, matrix
+from tasks.rating.ensembles import RULES, draw, ensemble_holdout, ensembles, halves, matrix
 from tasks.warehouse import render_view, write_table
 
 HUMAN = 4.0

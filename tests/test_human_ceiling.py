@@ -5,7 +5,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from tasks.human_ceiling import human_ceiling, leave_one_out_pairs
+from tasks.rating.human_ceiling import human_ceiling, leave_one_out_pairs
 from tasks.stats import CI_COLUMNS
 
 

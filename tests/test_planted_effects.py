@@ -26,8 +26,8 @@ from test_flow_e2e import judgelab
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import benchmarks, warehouse
-from tasks.agreement import design_pairs
 from tasks.cuts import SIG_P, below_expr
+from tasks.rating.agreement import design_pairs
 
 STUDY = """
 [study]

@@ -26,7 +26,7 @@ from test_flow_e2e import judgelab
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import benchmarks, warehouse
-from tasks.consensus import consensus
+from tasks.accuracy.consensus import consensus
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,6 @@
 """The power planner: each n it prints is checked against a seeded simulation of the test or
 interval the study's tables actually run (bootstrap CIs of tasks.stats, McNemar of
-tasks.verdict_impact, TOST of tasks.equivalence), within 10%; the closed forms against
+tasks.accuracy.verdict_impact, TOST of tasks.equivalence), within 10%; the closed forms against
 their textbook formulas; the pilot summaries against numpy on inline frames."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from judgelab.study import Analysis, Study
 from schemas.item_scores import ItemScores
 from schemas.validate import validate
 from tasks import power as pw
+from tasks.accuracy.verdict_impact import mcnemar
 from tasks.equivalence import tost
 from tasks.stats import bootstrap_ci
-from tasks.verdict_impact import mcnemar
 
 Z = sps.norm.ppf(0.975)
 
@@ -146,7 +146,7 @@ def test_paired_power_is_statsmodels_and_n_is_the_least() -> None:
 
 def test_mcnemar_n_matches_simulation_within_10_percent() -> None:
     """Accuracy differences are tested with McNemar (continuity-corrected; exact below 25
-    discordant pairs): simulated with tasks.verdict_impact.mcnemar itself."""
+    discordant pairs): simulated with tasks.accuracy.verdict_impact.mcnemar itself."""
     n = pw.n_for_mcnemar(0.05, 0.2)
     assert pw.mcnemar_power(n, 0.05, 0.2) >= 0.8 > pw.mcnemar_power(n - 1, 0.05, 0.2)
     rng = np.random.default_rng(5)

@@ -5,7 +5,7 @@ import pytest
 
 from schemas.plan import DESIGN_COLUMNS
 from tasks.judging.scales import load_scales
-from tasks.rescale import rescale_scores
+from tasks.rating.rescale import rescale_scores
 
 SCALES = load_scales()
 

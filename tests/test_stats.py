@@ -485,7 +485,7 @@ def test_design_metrics_equal_one_design_at_a_time_on_random_data(seed: int) -> 
     what a loop over polars groups gives: random designs of 1–60 items (some with a single
     item, ties, zero differences, repeats), rows shuffled so item order within a design is
     not sorted (the bootstrap's draws index it)."""
-    from tasks.item_scores import item_scores
+    from tasks.rating.item_scores import item_scores
 
     rng = np.random.default_rng(seed)
     frames = []

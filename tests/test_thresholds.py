@@ -8,7 +8,7 @@ import pytest
 from judgelab.settings import Settings
 from schemas.threshold_shares import ThresholdShares
 from tasks import warehouse
-from tasks.thresholds import threshold_shares
+from tasks.rating.thresholds import threshold_shares
 
 COLUMNS = {
     "study": pl.String,

@@ -15,7 +15,7 @@ from statsmodels.stats.anova import anova_lm
 from judgelab.settings import Settings
 from schemas.variance_components import COMPONENTS
 from tasks import warehouse
-from tasks.variance import variance_components
+from tasks.rating.variance import variance_components
 
 COLUMNS = ["study", "kind", "judge", "model", "prompt_level", "scale", "item_id", "score_1to7"]
 

@@ -22,9 +22,9 @@ from schemas.verdict_levels import VerdictLevels
 from schemas.verdict_pairs import VerdictPairs
 from schemas.verdicts import Verdicts
 from tasks import warehouse
-from tasks.accuracy import accuracy_metrics
-from tasks.consensus import consensus
-from tasks.verdict_impact import (
+from tasks.accuracy.consensus import consensus
+from tasks.accuracy.metrics import accuracy_metrics
+from tasks.accuracy.verdict_impact import (
     correctness,
     mcnemar,
     verdict_levels,
@@ -570,7 +570,7 @@ def test_impact_and_tests_views(settings: Settings) -> None:
     ("p", "sig"), [(0.05, False), (0.05 - 1e-12, False), (0.0499, True), (None, None)]
 )
 def test_verdict_test_rows_call_p_on_the_cut_not_significant(p, sig) -> None:
-    from tasks.verdict_impact import _test_row
+    from tasks.accuracy.verdict_impact import _test_row
 
     row = _test_row("s", "chi2_independence", "model", 2, 10, (3.8, 1.0, p, 0.2))
     assert row["sig"] is sig

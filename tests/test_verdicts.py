@@ -2,7 +2,7 @@
 
 import polars as pl
 
-from tasks.verdicts import verdict_rows
+from tasks.accuracy.verdicts import verdict_rows
 
 
 def test_verdict_rows_keep_failures_and_missing_calls() -> None:

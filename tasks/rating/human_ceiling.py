@@ -13,7 +13,7 @@ import polars as pl
 
 from schemas.human_ceiling import HumanCeiling
 from schemas.validate import validate
-from tasks.rescale import linear
+from tasks.rating.rescale import linear
 from tasks.stats import CI_COLUMNS, bootstrap_ci, design_rng, interval_alpha, one_blas_thread
 
 COUNTS = ("n_items", "n_pairs", "n_raters")

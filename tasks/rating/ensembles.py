@@ -27,13 +27,13 @@ RULES: dict[str, tuple[tuple[str, ...], str]] = {
     "prompt": (("judge", "scale"), "prompt_level"),
 }
 if tuple(RULES) != STRATEGIES:
-    raise ImportError("tasks.ensembles.RULES and schemas.ensembles.STRATEGIES disagree")
+    raise ImportError("tasks.rating.ensembles.RULES and schemas.ensembles.STRATEGIES disagree")
 # pool → the item_scores `kind`s whose designs may be members
 POOL_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"judges": ("judge",), "judges+baselines": ("judge", "baseline")}
 )
 if tuple(POOL_KINDS) != POOLS:
-    raise ImportError("tasks.ensembles.POOL_KINDS and schemas.ensembles.POOLS disagree")
+    raise ImportError("tasks.rating.ensembles.POOL_KINDS and schemas.ensembles.POOLS disagree")
 # size 1 (the single designs) starts the size curve: P1 stresses the gain from one judge to two
 SIZES: Mapping[str, Sequence[int]] = MappingProxyType(
     {

@@ -10,7 +10,7 @@ from schemas.accuracy_metrics import ACCURACY_SUBSETS, TRUTHS, AccuracyMetrics
 from schemas.switch_rates import SwitchRates
 from schemas.validate import validate
 from schemas.verdicts import BASE_LEVEL, VERDICT_DESIGN
-from tasks.consensus import design_verdicts
+from tasks.accuracy.consensus import design_verdicts
 
 ITEM = ["study", "item_id"]
 
@@ -53,7 +53,7 @@ def accuracy_metrics(
     """verdicts + consensus → one row per study × design × subset ("all", "full", "near",
     "ambiguous"; every design gets all four, an empty subset with null rates).
 
-    A design's verdict on an item is the majority of its ok repeats (tasks.consensus.
+    A design's verdict on an item is the majority of its ok repeats (tasks.accuracy.consensus.
     design_verdicts). Items without a truth (see truth_labels) leave the denominators and are
     counted in n_no_truth. Accuracy, true_rate and the error split are over the items the design
     resolved; leniency = fp / (fp + fn) is the share of its errors that are false TRUEs (null

@@ -17,8 +17,8 @@ from schemas.verdict_levels import VerdictLevels
 from schemas.verdict_pairs import CHOICES, VerdictPairs
 from schemas.verdict_tests import VerdictTests
 from schemas.verdicts import EFFORT_NA, VERDICT_DESIGN
-from tasks.accuracy import truth_labels
-from tasks.consensus import design_verdicts
+from tasks.accuracy.consensus import design_verdicts
+from tasks.accuracy.metrics import truth_labels
 from tasks.cuts import SIG_P, below, below_expr
 from tasks.equivalence import tost
 from tasks.multiplicity import with_adjusted

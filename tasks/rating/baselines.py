@@ -13,7 +13,7 @@ from schemas.baselines import Baselines
 from schemas.scores import Scores
 from schemas.validate import validate
 from tasks.judging.keys import canonical_json
-from tasks.rescale import linear
+from tasks.rating.rescale import linear
 
 
 def _vader_compound(texts: list[str]) -> list[float]:

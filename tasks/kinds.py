@@ -1,0 +1,55 @@
+"""The study types. One record per type (`tasks/<type>/kind.py`, a `KIND`) says everything the
+shared code needs to run, re-parse, print, report, plan and watch a study of that type; the
+suite flow, the CLI, the report, reparse, the run ledger and the canary read it, and no other
+module compares a study's type with a name. Adding a type is a package and one record.
+
+Records are light (names, dotted paths): `judgelab` commands import them at start-up. A path
+"module:attribute" is imported when it is used (`Kind.load`)."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+TYPES = ("rating", "accuracy", "tone", "pairwise")  # the packages tasks/<type>/ holding a kind.py
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    flow: str  # "flows.rating_study:rating_study": runs one study end to end
+    reparse: str  # "module:function" (study, settings) → None: every stage after re-parsing
+    main_view: str  # the table `judgelab run` prints and the report's drill-down opens
+    artifact_views: tuple[str, ...]  # shown as table artifacts on the flow run in the UI
+    report_views: tuple[str, ...]  # `judgelab tables` lists them under this type, main first
+    metric_source: str  # the table whose numbers tbl_changes compares run to run
+    report: str  # module with the report parts: TITLE, INTRO, SCALE_NOTE, PANELS, DRILL, ...
+    data_table: str  # the study-file table of a user's own data ([study.<data_table>])
+    checks: str  # "module:function" (study) → None: raises ValueError on a misfit study
+    items_table: str | None = None  # the table holding what the plan judges, texts rendered
+    quote_items: bool = False  # a plan message quotes the item's text (rated texts)
+    canary: str | None = None  # "module:function" (study, settings, answers) → (answers
+    # with a `value` column, "mean_shift" | "flip_rate"); None: no [study.canary]
+    power: str | None = None  # "module:function" of the power planner; None: not covered
+    power_note: str = ""  # why the planner does not cover this type
+
+    def load(self, field: str) -> Any:
+        """The object a dotted-path field names, imported now."""
+        module, _, attr = getattr(self, field).partition(":")
+        target = importlib.import_module(module)
+        return getattr(target, attr) if attr else target
+
+
+@cache
+def kind(name: str) -> Kind:
+    """The record of study type `name`."""
+    if name not in TYPES:
+        raise ValueError(f"unknown study type {name!r}; known: {', '.join(TYPES)}")
+    return importlib.import_module(f"tasks.{name}.kind").KIND
+
+
+def kinds() -> list[Kind]:
+    """Every type's record, in TYPES order (the order of report sections and listings)."""
+    return [kind(name) for name in TYPES]

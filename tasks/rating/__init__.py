@@ -1,0 +1,1 @@
+"""Rating studies: judge scores against human ratings, designs against each other."""
