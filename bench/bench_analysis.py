@@ -247,7 +247,7 @@ def rating_round(t: Timer, study: Study, settings: Settings) -> None:
         agreement.design_pairs,
         per_item,
         meaningful=a.meaningful_diff,
-        margin=a.margin("rating"),
+        margin=a.margin(),
     )
     t("variance components", variance.variance_components, per_item)
     kw = {"max_ensembles": a.max_ensembles, "seed": a.seed, "baselines": a.ensemble_baselines}
@@ -280,7 +280,7 @@ def accuracy_round(t: Timer, study: Study, settings: Settings) -> None:
         verdicts,
         agreed,
         truth=a.truth,
-        margin=a.margin("accuracy"),
+        margin=a.margin(percent=True),
     )
     t("verdict levels (impact)", verdict_impact.verdict_levels, metrics)
     t("accuracy task (whole)", st.accuracy_stage.fn, study, settings)

@@ -1,5 +1,4 @@
-"""Rating-study flows: load → plan → judge (sharded) → score → analyze → agreement → views;
-and re-parsing stored answers without calls."""
+"""Rating-study flow: load → plan → judge (sharded) → score → analyze → agreement → views."""
 
 from __future__ import annotations
 
@@ -42,33 +41,3 @@ def rating_study(
         notes,
         canary_run,
     )
-
-
-@flow(name="reparse-study", flow_run_name=run_name)
-def reparse_study(study_file: str) -> dict:
-    """Re-parse stored answers and rebuild every table after the judge stage; no model calls.
-    Recorded as a run with 0 calls, so `tbl_changes` shows what the parser fix moved."""
-    settings = Settings()
-    study = load_study(Path(study_file))
-    run_id = str(flow_run.get_id() or "local")
-    started_at = datetime.now(UTC)
-    if study.type == "tone":
-        from tasks.tone import stages as tone
-
-        parts = [tone.rewrite_part(study), tone.eval_part(study)]
-        result = stages.reparse_stage(study, settings, parts)
-        tone.versions_and_checks(study, settings)  # a re-parsed rewrite is checked again
-        tone.tone_analysis(study, settings)
-        stages.cost_stage(study, settings, parts)
-    else:
-        result = stages.reparse_stage(study, settings)
-        if study.type == "accuracy":
-            stages.verdict_stage(study, settings)
-            stages.accuracy_stage(study, settings)
-        else:
-            stages.rescale_stage(study, settings)
-            stages.analyze_stage(study, settings)
-            stages.agreement_stage(study, settings)
-        stages.cost_stage(study, settings)
-    finish(study, settings, study_file, run_id, started_at, {}, {}, set())
-    return result

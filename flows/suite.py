@@ -8,15 +8,13 @@ from pathlib import Path
 from prefect import flow
 from prefect.states import State
 
-from flows.accuracy_study import accuracy_study
 from flows.common import drifted, task_runner
 from flows.names import run_name
-from flows.rating_study import rating_study
-from flows.tone_study import tone_study
 from judgelab import lifecycle, owners
 from judgelab.settings import Settings
 from judgelab.study import Study, load_study, study_files
 from tasks.judging.failures import JudgeFailures
+from tasks.kinds import kind
 from tasks.report.stage import report_stage
 
 
@@ -31,8 +29,7 @@ def run_studies(
     alone = [p for p, _ in studies] == [Path(suite_file)]
     results, failures = [], []
     for path, study in studies:
-        run = {"rating": rating_study, "accuracy": accuracy_study, "tone": tone_study}[study.type]
-        run = run.with_options(task_runner=task_runner(settings))
+        run = kind(study.type).load("flow").with_options(task_runner=task_runner(settings))
         try:
             results.append(run(study_file=str(path), sample_size=sample_size, report=alone))
         except JudgeFailures as exc:

@@ -15,6 +15,7 @@ from judgelab.env import apply_defaults
 apply_defaults()  # before Prefect or litellm are imported anywhere
 
 from judgelab import lifecycle  # noqa: E402  (standard library only)
+from tasks.kinds import kind, kinds  # noqa: E402  (standard library only)
 
 # everything else is imported by the command that needs it: `judgelab --help` stays fast
 if TYPE_CHECKING:
@@ -23,29 +24,6 @@ if TYPE_CHECKING:
     from judgelab.settings import Settings
     from judgelab.study import Study
     from tasks.power import PowerPlan
-
-# the table `judgelab run` prints per study type
-MAIN_TABLES = {
-    "rating": "tbl_rating_performance",
-    "accuracy": "tbl_accuracy_by_design",
-    "tone": "tbl_rewrite_pass_rates",
-}
-TONE_COLUMNS = [
-    "study",
-    "evaluator",
-    "prompt_variant",
-    "rewriter",
-    "n_texts",
-    "gap",
-    "gap_lo",
-    "gap_hi",
-    "wilcoxon_p",
-    "noise",
-    "distinguishable",
-    "win_ratio",
-    "flip_a_pass_pct",
-    "flip_b_pass_pct",
-]
 
 
 def _print_frame(frame: pl.DataFrame) -> None:
@@ -64,30 +42,6 @@ def load_study(path: str, **kwargs: int | None) -> Study:
     from judgelab.study import load_study as load
 
     return load(path, **kwargs)
-
-
-def compact(table: pl.DataFrame) -> pl.DataFrame:
-    """The main table narrowed for a terminal: CIs as [lo, hi], no long notes."""
-    import polars as pl
-
-    def ci(col: str) -> pl.Expr:
-        return pl.format("{} [{}, {}]", pl.col(col), pl.col(f"{col}_lo"), pl.col(f"{col}_hi"))
-
-    return table.select(
-        "study",
-        "judge",
-        pl.col("prompt_level").alias("prompt"),
-        "scale",
-        pl.col("n_items").alias("n"),
-        pl.col("parse_fail_pct").alias("fail%"),
-        ci("bias").alias("bias [95% CI]"),
-        pl.col("mae"),
-        "sig",
-        "effect",
-        pl.format("{} [{}, {}]", "kripp_alpha", "alpha_lo", "alpha_hi").alias("α [95% CI]"),
-        pl.col("human_mae").alias("human mae"),
-        pl.col("human_alpha").alias("human α"),
-    )
 
 
 class UsageError(RuntimeError):
@@ -232,29 +186,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         if len(result["workers"]) > 1:
             print(f"{result['study']} · shards ran on {len(result['workers'])} workers")
     print(f"finished in {time.perf_counter() - started:.0f} s\n")
-    for kind, view in MAIN_TABLES.items():
-        studies = [r["study"] for r in results if r["type"] == kind]
+    for k in kinds():
+        studies = [r["study"] for r in results if r["type"] == k.name]
         if not studies:
             continue
-        table = warehouse.query(
-            _settings(), f"select * from {view} where list_contains(?, study)", [studies]
-        )
-        print(f"{view}:")
-        if kind == "rating":
-            _print_frame(compact(table))
-        elif kind == "accuracy":
-            _print_frame(table.drop("model", "truth_source"))
-        else:
-            _print_frame(table.drop("study"))
-            print(
-                "Only rewrites that pass every check are scored; a low pass rate means few "
-                "versions (the embedded 135M model rarely keeps facts and length while "
-                "moving the tone).\ntbl_tone_gaps (gap = high − low confidence, overall 1–10):"
-            )
-            gaps = warehouse.query(
-                _settings(), "select * from tbl_tone_gaps where list_contains(?, study)", [studies]
-            )
-            _print_frame(gaps.select(TONE_COLUMNS))
+        sql = f"select * from {k.main_view} where list_contains(?, study)"
+        table = warehouse.query(_settings(), sql, [studies])
+        print(f"{k.main_view}:")
+        for part in k.load("report").console(_settings(), studies, table):
+            print(part) if isinstance(part, str) else _print_frame(part)
         if "note" in table.columns:
             notes = table.filter(pl.col("note").is_not_null()).select("judge", "note").unique()
             for judge, note in notes.sort("judge").rows():
@@ -330,28 +270,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
     check_study(args.study, study)  # before the stages load (and write) anything
-    from tasks import costs, stages, warehouse
+    from tasks import costs
     from tasks.judging import store
 
     settings = _settings()
     for note in study.notes():
         print(f"judgelab: note: {note}", file=sys.stderr)
-    if study.type == "tone":
-        from tasks.tone import stages as tone
-
-        tone.load_texts.fn(study, settings)
-        counts, notes = tone.plan_rewrites.fn(study, settings)
-        plan = warehouse.read_table(settings, "plan", tone.rewrite_part(study))
-        print("Tone test: rewrite calls only; evaluation calls are planned once rewrites pass.")
-    else:
-        stages.load_benchmark.fn(study, settings)
-        if study.type == "accuracy":  # an inverted label shows here, before anything is spent
-            from tasks.benchmarks.qafile import meaning, split
-
-            qa = warehouse.read_table(settings, "qa_items", study.items_part)
-            print(f"{split(qa)} ({meaning(study.qa_data)})")
-        counts, notes = stages.make_plan.fn(study, settings)
-        plan = warehouse.read_table(settings, "plan", study.name)
+    counts, notes, plan, lines = kind(study.type).load("stages").preview(study, settings)
+    for line in lines:
+        print(line)
     for note in notes:
         print(f"judgelab: note: {note}", file=sys.stderr)
     missing = plan.join(store.done_keys(settings.store_dir), on="key", how="anti")
@@ -400,7 +327,9 @@ def power_plan(
     pilot = None
     if not getattr(args, "assume", False):
         try:
-            pilot = warehouse.read_table(settings, power.PILOT_TABLES[study.type], study.name)
+            pilot = warehouse.read_table(
+                settings, kind(study.type).load("power").pilot_table, study.name
+            )
         except FileNotFoundError:
             pilot = None
     return power.plan_study(
@@ -417,8 +346,8 @@ def power_line(study: Study, settings: Settings, n: int) -> str:
     """`plan`'s one-line verdict on the planned sample (no simulation: it stays fast)."""
     from tasks import power
 
-    if study.type in power.NOT_COVERED:
-        return f"power: not covered: {power.NOT_COVERED[study.type]}"
+    if kind(study.type).power is None:
+        return f"power: not covered: {kind(study.type).power_note}"
     return "power: " + power.verdict_line(power_plan(study, settings, full=False), n)
 
 
@@ -450,8 +379,8 @@ def cmd_power(args: argparse.Namespace) -> int:
     for path in study_files(args.study):
         study = load_study(path, sample_size=args.sample_size)
         print(f"{study.name} ({study.type} study)")
-        if study.type in power.NOT_COVERED:
-            print(f"not covered: {power.NOT_COVERED[study.type]}\n")
+        if kind(study.type).power is None:
+            print(f"not covered: {kind(study.type).power_note}\n")
             continue
         plan = power_plan(study, settings, args)
         stated = [f.name for f in fields(power.Assumptions) if getattr(args, f.name) is not None]
@@ -501,7 +430,7 @@ def canary_power(study, settings, n_items: int) -> list[str]:
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:
-    from flows.rating_study import reparse_study
+    from flows.reparse import reparse_study
 
     quiet_prefect_console()
     result = reparse_study(study_file=args.study)
@@ -710,7 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument("--assume", action="store_true", help="ignore stored pilot data")
     pw.add_argument("--diff", type=_positive, help="difference to detect (default meaningful_diff)")
     pw.add_argument("--power", type=_share, help="target power (default 0.8)")
-    for flag, kind, what in [
+    for flag, parse, what in [
         ("--bias-hw", _positive, "target 95%% CI half-width on bias (default 0.1)"),
         ("--mae-hw", _positive, "… on MAE (default 0.1)"),
         ("--alpha-hw", _positive, "… on Krippendorff's α (default 0.05)"),
@@ -722,7 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("--accuracy", _share, "assumed accuracy (default 0.75)"),
         ("--discordant", _share, "assumed share of items two designs differ on (default 0.2)"),
     ]:
-        pw.add_argument(flag, type=kind, help=what)
+        pw.add_argument(flag, type=parse, help=what)
     pw.set_defaults(func=cmd_power)
 
     reparse = command(

@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from judgelab.names import check_name
+from tasks.kinds import TYPES, kind, kinds
 
 
 class StudyError(ValueError):
@@ -257,10 +258,10 @@ class Analysis(BaseModel):
     # (default 0.2); accuracy: percentage points (default 5)
     equivalence_margin: float | None = Field(default=None, gt=0)
 
-    def margin(self, study_type: str) -> float:
-        """The equivalence margin in the unit of the study type's differences (accuracy as a
-        fraction, as its tables compute it)."""
-        if study_type == "accuracy":
+    def margin(self, percent: bool = False) -> float:
+        """The equivalence margin in the unit of the study type's differences: points on 1–7,
+        or (`percent`: accuracy, tasks/kinds.py) a fraction, as its tables compute it."""
+        if percent:
             return (self.equivalence_margin or 5.0) / 100
         return self.equivalence_margin or 0.2
 
@@ -330,7 +331,7 @@ class Study(BaseModel):
 
     name: str
     # ratings, verdicts, the tone test, A/B preferences (tasks/kinds.py)
-    type: Literal["rating", "accuracy", "tone", "pairwise"] = "rating"
+    type: str = "rating"  # a study type of tasks/kinds.py
     task: str  # prompt folder under prompts/
     benchmark: Literal["vader", "convabuse", "truthfulqa", "ukpconvarg1", "hhrlhf", "file"]
     data: RatingFile | None = None  # rating study, benchmark = "file"
@@ -381,11 +382,9 @@ class Study(BaseModel):
 
     @model_validator(mode="after")
     def data_matches_benchmark(self) -> Study:
-        table = {"rating": "data", "accuracy": "qa_data", "tone": "texts", "pairwise": "pairs"}[
-            self.type
-        ]
+        table = kind(self.type).data_table
         given = getattr(self, table)
-        tables = ("data", "qa_data", "texts", "pairs")
+        tables = {k.data_table for k in kinds()}
         other = [t for t in tables if t != table and getattr(self, t)]
         if (self.benchmark == "file") != (given is not None) or other:
             raise ValueError(
@@ -396,41 +395,11 @@ class Study(BaseModel):
 
     @model_validator(mode="after")
     def fits_type(self) -> Study:
-        """Rating and accuracy studies take different benchmarks, scales and factors."""
-        if self.type == "pairwise":  # its record's check; TODO(lead): every type through kinds
-            from tasks.kinds import kind
-
-            kind(self.type).load("checks")(self)
-            return self
-        if self.type == "tone":
-            if self.benchmark not in ("ukpconvarg1", "file"):
-                raise ValueError(f"a tone study cannot use benchmark {self.benchmark!r}")
-            if self.rewriter and self.rewriter.name in {j.name for j in self.judges}:
-                raise ValueError("the rewriter needs a name of its own (not an evaluator's)")
-            if "repeats" not in self.model_fields_set:
-                self.repeats = 3  # the tone test separates run-to-run noise from effect
-            if self.baselines or self.reasoning_efforts is not None:
-                raise ValueError("a tone study has neither baselines nor reasoning_efforts")
-            return self
-        if self.rewriter is not None:
-            raise ValueError('[rewriter] belongs to type = "tone" studies')
-        if self.type == "accuracy":
-            if self.benchmark not in ("truthfulqa", "file"):
-                raise ValueError(f"an accuracy study cannot use benchmark {self.benchmark!r}")
-            if self.scales != ["verdict"]:
-                raise ValueError('an accuracy study has scales = ["verdict"]')
-            if self.baselines:
-                raise ValueError("baselines are rating classifiers; an accuracy study has none")
-        else:
-            if self.benchmark in ("truthfulqa", "ukpconvarg1"):
-                raise ValueError(f"benchmark {self.benchmark!r} is not a rating benchmark")
-            if "verdict" in self.scales:
-                raise ValueError('the "verdict" scale belongs to type = "accuracy" studies')
-            if self.reasoning_efforts is not None:
-                raise ValueError(
-                    "reasoning_efforts is an accuracy-study factor; in a rating study set "
-                    "reasoning_effort on the judge (a judge is a model plus its parameters)"
-                )
+        """Each study type takes its own benchmarks, scales and factors (its record's checks);
+        only a tone study has a [rewriter]."""
+        if self.rewriter is not None and not kind(self.type).rewrites:
+            raise ValueError(f"a {self.type} study has no [rewriter]")
+        kind(self.type).load("checks")(self)
         return self
 
     @model_validator(mode="after")
@@ -438,8 +407,8 @@ class Study(BaseModel):
         """A canary watches judges of this study, in a study type drift is defined for."""
         if self.canary is None:
             return self
-        if self.type == "tone":
-            raise ValueError("[study.canary] watches rating and accuracy studies, not tone tests")
+        if kind(self.type).canary is None:
+            raise ValueError(f"[study.canary] cannot watch a {self.type} study (no drift measure)")
         names = [j.name for j in self.judges]
         for name in self.canary.judges or []:
             if name not in names:
@@ -458,6 +427,16 @@ class Study(BaseModel):
         for name in self.baselines:
             get_baseline(name, self.task)
         return self
+
+    @field_validator("type")
+    @classmethod
+    def known_type(cls, name: str) -> str:
+        if name not in TYPES:
+            raise ValueError(
+                f"unknown study type {name!r}: {suggest(name, list(TYPES))}"
+                f"known: {', '.join(TYPES)}"
+            )
+        return name
 
     @field_validator("name", "task", "prompt_version")
     @classmethod

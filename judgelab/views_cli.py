@@ -14,48 +14,19 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-# report views per study type, in listing order (the type's main table first); views any study
-# fills come last. tests/test_cli_show.py fails when a tbl_ view is in no group or in two.
-REPORT_GROUPS: dict[str, list[str]] = {
-    "rating": [
-        "tbl_rating_performance",
-        "tbl_judge_ranking",
-        "tbl_human_ceiling",
-        "tbl_bias_summary",
-        "tbl_threshold_shares",
-        "tbl_outlier_scale",
-        "tbl_design_impact_single",
-        "tbl_design_impact_all_pairs",
-        "tbl_judge_agreement",
-        "tbl_variance_components",
-        "tbl_ensembles",
-        "tbl_ensemble_size",
-        "tbl_ensemble_holdout",
-    ],
-    "accuracy": [
-        "tbl_accuracy_by_design",
-        "tbl_accuracy_by_model",
-        "tbl_accuracy_by_prompt",
-        "tbl_accuracy_by_effort",
-        "tbl_switch_rates",
-        "tbl_consensus_subsets",
-        "tbl_consensus_disagreements",
-        "tbl_verdict_tests",
-        "tbl_verdict_impact",
-        "tbl_verdict_impact_levels",
-        "tbl_verdict_impact_pairs",
-    ],
-    "tone": [
-        "tbl_rewrite_pass_rates",
-        "tbl_tone_gaps",
-        "tbl_tone_by_variant",
-        "tbl_tone_criteria",
-        "tbl_tone_flips",
-        "tbl_tone_human",
-        "tbl_tone_per_text",
-    ],
-    "every study": ["tbl_runs", "tbl_changes", "tbl_design_cost", "tbl_drift", "tbl_drift_alerts"],
-}
+# views any study fills, listed after each study type's own (tasks/kinds.py report_views)
+EVERY_STUDY = ["tbl_runs", "tbl_changes", "tbl_design_cost", "tbl_drift", "tbl_drift_alerts"]
+
+
+def report_groups() -> dict[str, list[str]]:
+    """Report views per study type, in listing order (the type's main table first), then the
+    views any study fills. tests/test_cli_show.py fails when a tbl_ view is in no group or in
+    two."""
+    from tasks.kinds import kinds
+
+    return {k.name: list(k.report_views) for k in kinds()} | {"every study": EVERY_STUDY}
+
+
 SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
 MAX_CELL = 40  # characters of a string cell before it is cut with "…"
 
@@ -79,7 +50,7 @@ def listing(view_files: list[Path], every: bool) -> list[str]:
     staging (the views reports are built from)."""
     files = {f.stem: f for f in view_files}
     lines = []
-    for group, views in REPORT_GROUPS.items():
+    for group, views in report_groups().items():
         lines.append(f"{group}:")
         lines += [f"  {v:30} {describe(files[v])}" for v in views if v in files]
     if every:

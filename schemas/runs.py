@@ -4,10 +4,12 @@
 import pandera.polars as pa
 import polars as pl
 
+from tasks.kinds import TYPES
+
 
 class Runs(pa.DataFrameModel):
     study: str
-    study_type: str = pa.Field(isin=["rating", "accuracy", "tone"])
+    study_type: str = pa.Field(isin=list(TYPES))
     run_id: str  # the Prefect flow-run id ("local" outside Prefect)
     started_at: pl.Datetime(time_unit="us", time_zone="UTC")
     finished_at: pl.Datetime(time_unit="us", time_zone="UTC")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-TYPES = ("rating", "accuracy", "tone", "pairwise")  # the packages tasks/<type>/ holding a kind.py
+TYPES = ("rating", "accuracy", "tone")  # the packages tasks/<type>/ holding a kind.py
 
 
 @dataclass(frozen=True)
@@ -28,12 +28,19 @@ class Kind:
     report: str  # module with the report parts: TITLE, INTRO, SCALE_NOTE, PANELS, DRILL, ...
     data_table: str  # the study-file table of a user's own data ([study.<data_table>])
     checks: str  # "module:function" (study) → None: raises ValueError on a misfit study
-    items_table: str | None = None  # the table holding what the plan judges, texts rendered
+    # module with the type's stage functions the shared code calls: preview(study, settings)
+    # → (counts, notes, plan, lines) for `judgelab plan`; and, for types planned by the shared
+    # stages, load_items(study, settings) → n and plan_items(study, settings) → items
+    stages: str
     quote_items: bool = False  # a plan message quotes the item's text (rated texts)
-    canary: str | None = None  # "module:function" (study, settings, answers) → (answers
-    # with a `value` column, "mean_shift" | "flip_rate"); None: no [study.canary]
+    rewrites: bool = False  # the study has a [rewriter] (an LLM that rewrites its texts)
+    # "module:function" (study, settings, answers) → the canary's answers with a `value`
+    # column that tasks/drift.py compares as `drift_statistic`; None: no [study.canary]
+    canary: str | None = None
+    drift_statistic: str | None = None  # "mean_shift" (a score) | "flip_rate" (a category)
     power: str | None = None  # "module:function" of the power planner; None: not covered
     power_note: str = ""  # why the planner does not cover this type
+    percent: bool = False  # differences are fractions (accuracy), margins in percentage points
 
     def load(self, field: str) -> Any:
         """The object a dotted-path field names, imported now."""

@@ -11,6 +11,7 @@ from tasks.judging import prompts
 from tasks.judging.efforts import effort_designs
 from tasks.judging.keys import canonical_json, endpoint, key_from_json, request_params
 from tasks.judging.scales import Scale
+from tasks.kinds import kind
 
 
 def sample_items(
@@ -84,7 +85,7 @@ def build_plan(
     """One row per judge × reasoning effort × prompt level × scale × item × repeat; repeat r
     sends the judge's seed + r (keys.repeat_seed), in every study type. `canary`: the date
     bucket every key carries (a canary batch)."""
-    quote = study.type == "rating"  # a rated text is quoted; a QA item arrives rendered
+    quote = kind(study.type).quote_items  # a rated text is quoted; a QA item arrives rendered
     rows = []
     for configured in study.judges:
         for effort, judge in effort_designs(configured, study.reasoning_efforts):

@@ -25,6 +25,7 @@ import polars as pl
 
 from judgelab.study import Analysis, Study
 from tasks import cuts
+from tasks.kinds import kind
 
 Z = NormalDist().inv_cdf(0.975)  # the 95% CIs of the tables (percentile bootstrap ≈ normal)
 SIG = cuts.SIG_P
@@ -35,13 +36,6 @@ ALPHA_DRAWS = 4000  # simulated samples per α half-width (its 2.5% quantile wit
 ALPHA_START = 200  # items of the first simulated sample; the second uses the first answer
 SIM_BLOCK = 1 << 21  # draws × items simulated at once (bounds memory, as tasks.stats does)
 MAX_SIM_ITEMS = 2_000  # beyond this α's half-width is extrapolated as 1/√n
-NOT_COVERED = {
-    "tone": (
-        "the power planner covers rating and accuracy studies; a tone study's question (does a "
-        "rewrite move the score beyond run-to-run noise?) depends on rewrites that pass the "
-        "checks, which no pilot can size in advance"
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -469,8 +463,9 @@ def assumed_pairs(diff_sd: float, discordant: float | None = None) -> pl.DataFra
 
 
 @dataclass(frozen=True)
-class Kind:
-    """What differs between the study types the planner covers (a registry record)."""
+class Planner:
+    """What differs between the study types the planner covers; a type's record
+    (tasks/kinds.py) names its planner (RATING, ACCURACY below) in `power`."""
 
     pilot_table: str  # the stored table the pilot data comes from
     design: list[str]  # the columns that name a design
@@ -482,42 +477,17 @@ class Kind:
     spread: str  # the pair column (PAIR_SCHEMA) that test's power depends on
     n_needed: Callable[[float, float, float], int]  # (diff, spread, power) → items
     detectable: Callable[[int, float, float], float | None]  # (n, spread, power) → diff
-
-
-KINDS = {
-    "rating": Kind(
-        "item_scores",
-        RATING_DESIGN,
-        [("bias", "bias_hw", "n_bias"), ("MAE", "mae_hw", "n_mae"), ("α", "alpha_hw", "n_alpha")],
-        "bias",
-        False,
-        "paired t",
-        "sd_diff",
-        n_for_power,
-        detectable_diff,
-    ),
-    "accuracy": Kind(
-        "verdicts",
-        ACCURACY_DESIGN,
-        [("accuracy", "acc_hw", "n_accuracy")],
-        "accuracy",
-        True,
-        "McNemar",
-        "discordant",
-        n_for_mcnemar,
-        detectable_accuracy_diff,
-    ),
-}
-PILOT_TABLES = {name: kind.pilot_table for name, kind in KINDS.items()}
+    # (study, pilot, targets, assumptions, diff, full) → PowerPlan
+    plan: Callable[..., PowerPlan]
 
 
 def pair_needs(
     pairs: pl.DataFrame, study_type: str, diff: float, margin: float, power: float = POWER
 ) -> pl.DataFrame:
-    """Fills n_power (items for the study type's paired test, KINDS, to detect a
+    """Fills n_power (items for the study type's paired test, its Planner, to detect a
     difference of `diff`) and n_tost (items for TOST to show equivalence within ±margin when
     the designs are truly the same), both at this power and the 5% level."""
-    kind = KINDS[study_type]
+    kind = planner(study_type)
     rows = pairs.to_dicts()
     n_power = [
         None if row[kind.spread] is None else kind.n_needed(diff, row[kind.spread], power)
@@ -608,7 +578,7 @@ def plan_accuracy(
 def _fmt(plan: PowerPlan, x: float, fixed: bool = False) -> str:
     """A difference in its unit: accuracy in percentage points (pp), ratings in points; a
     setting as given (0.2), an estimate `fixed` to a useful precision (0.16, 8.7 pp)."""
-    if KINDS[plan.study_type].percent:
+    if planner(plan.study_type).percent:
         return f"{100 * x:.1f} pp" if fixed else f"{100 * x:.3g} pp"
     return f"{x:.2f}" if fixed else f"{x:.3g}"
 
@@ -628,7 +598,7 @@ def _spread(frame: pl.DataFrame, column: str, label: Callable[[dict], str]) -> s
 def question_lines(plan: PowerPlan) -> list[str]:
     """One line per question: (a) CI half-widths per design, (b) power between two designs,
     (c) equivalence; each "median, worst" over designs or pairs."""
-    kind, pct = KINDS[plan.study_type], round(100 * plan.targets.power)
+    kind, pct = planner(plan.study_type), round(100 * plan.targets.power)
 
     def design(row: dict) -> str:
         return "·".join(row[c] for c in kind.design)
@@ -662,7 +632,7 @@ def verdict_line(plan: PowerPlan, n: int) -> str:
     """The planned sample in one line, for the median design and pair: the CI half-width of
     the bias (accuracy), the difference two designs show with the target power, and the power
     to show equivalence within the margin."""
-    kind, pct = KINDS[plan.study_type], round(100 * plan.targets.power)
+    kind, pct = planner(plan.study_type), round(100 * plan.targets.power)
     sd, sd_d = _median(plan.designs["sd"]), _median(plan.pairs["sd_diff"])
     spread = _median(plan.pairs[kind.spread])
     parts = []
@@ -693,24 +663,76 @@ def plan_study(
     diff: float | None = None,
     full: bool = True,
 ) -> PowerPlan:
-    """A study's plan from its pilot table (PILOT_TABLES; None = no data: assumptions).
+    """A study's plan from its pilot table (the planner's pilot_table; None = no data:
+    assumptions), by the planner its study type's record names (tasks/kinds.py).
 
     The difference (b) should detect is `diff`, else the study's meaningful_diff for ratings
     and its equivalence margin for accuracy (meaningful_diff is in points on 1–7, so it has
-    no meaning for accuracy); the margin of (c) is study.analysis.margin(study.type).
+    no meaning for accuracy); the margin of (c) is the study's equivalence margin.
     """
+    record = kind(study.type)
+    if record.power is None:
+        raise ValueError(f"{study.type} studies: {record.power_note}")
+    return record.load("power").plan(study, pilot, targets, assume, diff, full)
+
+
+def planner(study_type: str) -> Planner:
+    """The planner a study type's record names."""
+    return kind(study_type).load("power")
+
+
+def plan_accuracy_study(
+    study: Study,
+    pilot: pl.DataFrame | None,
+    targets: Targets,
+    assume: Assumptions,
+    diff: float | None,
+    full: bool,
+) -> PowerPlan:
     a = study.analysis
-    margin = a.margin(study.type)
-    if study.type == "accuracy":
-        correct = None
-        if pilot is not None:
-            correct = accuracy_correctness(pilot, a)
-        diff = margin if diff is None else diff
-        return plan_accuracy(correct, targets, assume, diff, margin, full=full)
-    if study.type == "rating":
-        diff = a.meaningful_diff if diff is None else diff
-        return plan_rating(pilot, targets, assume, diff, margin, seed=a.seed, full=full)
-    raise ValueError(f"{study.type} studies: {NOT_COVERED[study.type]}")
+    margin = a.margin(percent=True)
+    correct = None if pilot is None else accuracy_correctness(pilot, a)
+    diff = margin if diff is None else diff
+    return plan_accuracy(correct, targets, assume, diff, margin, full=full)
+
+
+def plan_rating_study(
+    study: Study,
+    pilot: pl.DataFrame | None,
+    targets: Targets,
+    assume: Assumptions,
+    diff: float | None,
+    full: bool,
+) -> PowerPlan:
+    a = study.analysis
+    diff = a.meaningful_diff if diff is None else diff
+    return plan_rating(pilot, targets, assume, diff, a.margin(), seed=a.seed, full=full)
+
+
+RATING = Planner(
+    "item_scores",
+    RATING_DESIGN,
+    [("bias", "bias_hw", "n_bias"), ("MAE", "mae_hw", "n_mae"), ("α", "alpha_hw", "n_alpha")],
+    "bias",
+    False,
+    "paired t",
+    "sd_diff",
+    n_for_power,
+    detectable_diff,
+    plan_rating_study,
+)
+ACCURACY = Planner(
+    "verdicts",
+    ACCURACY_DESIGN,
+    [("accuracy", "acc_hw", "n_accuracy")],
+    "accuracy",
+    True,
+    "McNemar",
+    "discordant",
+    n_for_mcnemar,
+    detectable_accuracy_diff,
+    plan_accuracy_study,
+)
 
 
 # ---- the drift canary -----------------------------------------------------------------------
@@ -757,7 +779,7 @@ def canary_lines(
         + ", ".join(f"{j} {k:,} calls" for j, k in calls.items())
         + f" per bucket ({sum(calls.values()):,} in all)"
     ]
-    if study.type == "rating":
+    if kind(study.type).drift_statistic == "mean_shift":
         sd = 1.0 if noise_sd is None else noise_sd
         basis = "assumed; no canary batch yet" if noise_sd is None else "from its last batches"
         shift = canary_detectable_shift(n, sd, c.repeats, c.level)

@@ -21,7 +21,6 @@ from schemas.plan import DESIGN_COLUMNS
 from tasks import (
     alerts,
     artifacts,
-    benchmarks,
     canary,
     costs,
     drift,
@@ -38,7 +37,8 @@ from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import Lane, plan_rows, run_lanes, run_shard
 from tasks.judging.todo import call_counts, missing_calls
-from tasks.plan import build_plan, sample_items
+from tasks.kinds import kind
+from tasks.plan import build_plan
 from tasks.rating import (
     agreement,
     baselines,
@@ -53,16 +53,9 @@ from tasks.rating.item_scores import item_scores
 
 @task(name="load-benchmark")
 def load_benchmark(study: Study, settings: Settings) -> int:
-    """Fetch (checksum-verified) and load the benchmark into `items` and `ratings` (rating
-    study) or its sampled question–answer pairs into `qa_items` (accuracy study)."""
-    if study.type == "accuracy":
-        qa = benchmarks.load_qa(study, settings)
-        warehouse.write_table(settings, qa, "qa_items", study.items_part)
-        return qa.height
-    items, ratings = benchmarks.load(study, settings)
-    warehouse.write_table(settings, items, "items", study.items_part)
-    warehouse.write_table(settings, ratings, "ratings", study.items_part)
-    return items.height
+    """Fetch (checksum-verified) and load what the study judges: the study type's
+    `load_items` (rating: `items` and `ratings`; accuracy: the sampled pairs, `qa_items`)."""
+    return kind(study.type).load("stages").load_items(study, settings)
 
 
 @task(name="plan")
@@ -74,14 +67,7 @@ def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int
     unknown = sorted(set(study.scales) - set(scales))
     if unknown:
         raise StudyError(f"unknown scale(s) {unknown}; known scales: {sorted(scales)}")
-    if study.type == "accuracy":  # sampled while loading
-        items = warehouse.read_table(settings, "qa_items", study.items_part)
-    else:
-        items = sample_items(
-            warehouse.read_table(settings, "items", study.items_part),
-            study.sample_size,
-            study.seed,
-        )
+    items = kind(study.type).load("stages").plan_items(study, settings)
     plan = build_plan(study, items, scales)
     warehouse.write_table(settings, plan, "plan", study.name)
     store.ensure_store(settings.store_dir)
@@ -94,7 +80,8 @@ def plan_canary(study: Study, settings: Settings) -> tuple[str, dict[str, dict[s
     """This date bucket's canary calls (tasks/canary.py): the bucket and, per watched judge,
     planned / stored / missing calls. Inside a bucket a rerun finds them all stored."""
     bucket = clock.bucket(study.canary.every)
-    plan = canary.canary_plan(study, _plan_items(study, settings), load_scales(), bucket)
+    items = kind(study.type).load("stages").plan_items(study, settings)
+    plan = canary.canary_plan(study, items, load_scales(), bucket)
     warehouse.write_table(settings, plan, "canary_plan", canary.part(study, bucket))
     return bucket, call_counts(plan, store.done_keys(settings.store_dir))
 
@@ -108,22 +95,8 @@ def drift_stage(study: Study, settings: Settings, bucket: str) -> list[str]:
     answers = plan.join(
         store.latest_rows(settings.store_dir, ["key", "status", "score"]), on="key", how="left"
     )
-    if study.type == "accuracy":
-        labels = warehouse.read_table(settings, "qa_items", study.items_part)
-        answers = answers.join(
-            labels.select("item_id", pl.col("reference").cast(pl.Boolean)), on="item_id", how="left"
-        ).with_columns(pl.col("score").alias("value"))
-        statistic = "flip_rate"
-    else:
-        ranges = pl.DataFrame(
-            [(n, s.min, s.max) for n, s in load_scales().items()],
-            schema=["scale", "lo", "hi"],
-            orient="row",
-        )
-        answers = answers.join(ranges, on="scale", how="left").with_columns(
-            rescale.linear(pl.col("score"), pl.col("lo"), pl.col("hi")).alias("value")
-        )
-        statistic = "mean_shift"
+    answers = kind(study.type).load("canary")(study, settings, answers)
+    statistic = kind(study.type).drift_statistic
     c = study.canary
     table = drift.drift_table(answers, statistic, c.level, c.compare)
     warehouse.write_table(settings, table, "drift", study.name)
@@ -145,13 +118,6 @@ def gate_stage(study: Study, settings: Settings) -> list[str]:
     for r in results:
         (log.info if r.passed else log.warning)(f"gate: {r.line}")
     return [f"gate: {r.line}" for r in results if not r.passed]
-
-
-def _plan_items(study: Study, settings: Settings) -> pl.DataFrame:
-    """The items the study's plan judges, with their texts (QA pairs come rendered)."""
-    if study.type == "accuracy":
-        return warehouse.read_table(settings, "qa_items", study.items_part)
-    return _sampled_items(study, settings)
 
 
 def endpoint_notes(study: Study, settings: Settings, plan: pl.DataFrame) -> list[str]:
@@ -293,7 +259,7 @@ def agreement_stage(study: Study, settings: Settings) -> int:
     per_item = warehouse.read_table(settings, "item_scores", study.name)
     tables = {
         "design_pairs": agreement.design_pairs(
-            per_item, meaningful=a.meaningful_diff, margin=a.margin("rating")
+            per_item, meaningful=a.meaningful_diff, margin=a.margin()
         ),
         "variance_components": variance.variance_components(per_item),
         "ensembles": ensembles.ensembles(
@@ -334,7 +300,7 @@ def accuracy_stage(study: Study, settings: Settings) -> int:
         "switch_rates": accuracy.switch_rates(verdicts, agreed, truth=a.truth),
         "verdict_tests": verdict_impact.verdict_tests(verdicts, agreed, truth=a.truth),
         "verdict_pairs": verdict_impact.verdict_pairs(
-            verdicts, agreed, truth=a.truth, margin=a.margin("accuracy")
+            verdicts, agreed, truth=a.truth, margin=a.margin(percent=True)
         ),
         "verdict_levels": verdict_impact.verdict_levels(metrics),
     }
@@ -385,9 +351,6 @@ def publish_stage(settings: Settings) -> list[str]:
     return warehouse.publish_views(settings)
 
 
-METRIC_SOURCE = {"rating": "rating_metrics", "accuracy": "accuracy_metrics", "tone": "tone_gaps"}
-
-
 @task(name="record-run")
 def record_run(
     study: Study,
@@ -403,19 +366,11 @@ def record_run(
     part = f"{study.name}-{finished:%Y%m%dT%H%M%S%f}"
     ledger = runs.run_rows(study.name, study.type, run_id, started_at, finished, judges, made)
     warehouse.write_table(settings, ledger, "runs", part)
-    source = METRIC_SOURCE[study.type]
+    source = kind(study.type).metric_source
     table = warehouse.read_table(settings, source, study.name)
     snapshot = runs.metric_snapshot(study.name, run_id, finished, source, table)
     warehouse.write_table(settings, snapshot, "metric_history", part)
     return part
-
-
-# the views a study run shows in the Prefect UI, per study type
-ARTIFACT_VIEWS = {
-    "rating": ["tbl_rating_performance", "tbl_judge_ranking", "tbl_ensemble_size"],
-    "accuracy": ["tbl_accuracy_by_design", "tbl_switch_rates"],
-    "tone": ["tbl_rewrite_pass_rates", "tbl_tone_gaps", "tbl_tone_flips"],
-}
 
 
 @task(name="publish-artifacts")
@@ -425,7 +380,7 @@ def publish_artifacts(study: Study, settings: Settings) -> list[str]:
     from prefect.artifacts import create_table_artifact
 
     keys = []
-    for view in [*ARTIFACT_VIEWS[study.type], "tbl_changes"]:
+    for view in [*kind(study.type).artifact_views, "tbl_changes"]:
         frame = warehouse.query(settings, f"select * from {view} where study = ?", [study.name])
         key = artifacts.artifact_key(study.name, view)
         create_table_artifact(

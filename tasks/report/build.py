@@ -1,223 +1,29 @@
 """Write the HTML report for some studies: the report's only I/O (warehouse views in, one file
-out). What each figure shows lives in `PANELS`; drawing is in figures.py, the page in page.py."""
+out). What each study type's section shows lives in its report module (tasks/<type>/report.py,
+found through tasks/kinds.py); drawing is in figures.py, the page in page.py."""
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
-from matplotlib.figure import Figure
 
 from judgelab.names import confined_file
 from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging.prompts import PROMPTS_DIR, task_config
+from tasks.kinds import kinds
 from tasks.report import drill, figures
 from tasks.report.page import Block, Section, render_page
+from tasks.report.panel import Panel
 from tasks.tone.plan import REWRITE_SCALE
 
-TYPES = ("rating", "accuracy", "tone")
-
-
-@dataclass(frozen=True)
-class Panel:
-    """One block of the report: a view, how to read it, and how to draw it (None: a table)."""
-
-    view: str
-    title: str
-    guide: str
-    draw: Callable[[pl.DataFrame], Figure | None] | None = None
-    why_blank: str = ""  # shown when the view has rows but nothing to draw
-
-
-PANELS: dict[str, list[Panel]] = {
-    "rating": [
-        Panel(
-            "tbl_rating_performance",
-            "Bias and MAE by scale, with 95% CIs (Figure 3)",
-            "Each point is one design's bias (left; 0 = no systematic over- or under-rating) or "
-            "MAE (right; the dashed line is one human rater against the others) on the common "
-            "1–7 scale, with its bootstrap 95% CI; a bias CI that misses 0 is a systematic shift.",
-            figures.rating_performance,
-            "no design has both a bias and an MAE",
-        ),
-        Panel(
-            "tbl_judge_ranking",
-            "Judges ranked by agreement with humans in each prompt × scale cell (Figure 4)",
-            "Read down a column: #1 is the judge with the highest Krippendorff's α against the "
-            "human ratings in that prompt level × scale cell, and the colour is α itself.",
-            figures.judge_ranking,
-            "no design has an α",
-        ),
-        Panel(
-            "tbl_ensembles",
-            "Ensemble bias reduction by strategy (Figure 5)",
-            "Bars show how much averaging three LLM judge designs cuts |bias| and MAE against "
-            "the mean of its members' own |bias| and MAE (a strategy needs three judges, scales "
-            "or prompt levels to vary, and says so when the study has fewer); baselines such as "
-            "VADER are members only in the hatched '+ baselines' bars that "
-            "ensemble_baselines = true adds.",
-            figures.ensembles,
-            "no strategy has an evaluated ensemble of three (too few judges, scales or prompt "
-            "levels to vary)",
-        ),
-        Panel(
-            "tbl_ensemble_size",
-            "Ensemble |bias| and MAE by ensemble size (Figure 6)",
-            "Each line follows one strategy as ensembles of different LLM judges grow from 1 "
-            "(the single designs' mean |bias| and MAE) to 5 members, so the step from 1 to 2 is "
-            "what a second judge buys; sizes the judges cannot fill have no point, and a dashed "
-            "'+ baselines' line (only with ensemble_baselines = true) lets baselines join.",
-            figures.ensemble_size,
-            "no ensemble size could be filled (n_possible 0)",
-        ),
-        Panel(
-            "tbl_design_impact_single",
-            "Changing one design choice (Table 11)",
-            "Per choice, the pairs of designs differing only in it: the share whose ratings "
-            "differ significantly (sig_pct) or by more than 0.2 (meaningful_pct), and the mean "
-            "and largest absolute difference on 1–7.",
-        ),
-        Panel(
-            "tbl_design_impact_all_pairs",
-            "Changing several design choices at once (Table 12)",
-            "The same over all pairs of designs, by how many of judge, prompt level and scale "
-            "differ (n_differ): the shares and differences usually grow with n_differ.",
-        ),
-        Panel(
-            "tbl_variance_components",
-            "Where the judge-score variance comes from",
-            "Each bar is one source's share of the variance of the judges' 1–7 scores (eta², "
-            "sequential sums of squares, df in brackets): a large item share means the judges "
-            "follow the texts, a large judge, prompt or scale share means the design moves the "
-            "score.",
-            figures.variance_components,
-            "no component has a share",
-        ),
-        Panel(
-            "tbl_threshold_shares",
-            "Share of designs that differ from humans (Table 7)",
-            "Per prompt level, model and overall, the percent of designs whose ratings differ "
-            "significantly from the humans' (raw, Holm, BH) or whose |bias| or MAE pass the "
-            "paper's cuts, out of n_designs.",
-        ),
-    ],
-    "accuracy": [
-        Panel(
-            "tbl_accuracy_by_design",
-            "Accuracy and leniency per design and subset (Tables 13–14)",
-            "Left: each design's accuracy on all items and on the items its fellow designs "
-            "agree on fully, nearly or not (ambiguous); right: leniency, the share of its "
-            "errors that accept a wrong answer (100% = every error is a false TRUE).",
-            figures.accuracy_by_design,
-            "no design scored an item against a truth",
-        ),
-        Panel(
-            "tbl_switch_rates",
-            "Verdicts switched by in-context prompts (Table 16)",
-            "Against the same judge and effort on the base prompt, green bars are verdicts the "
-            "richer prompt turns wrong → right and red bars right → wrong (all items; per subset "
-            "in the table); the tick is the net accuracy change.",
-            figures.switch_rates,
-            "no judge has both a base and an in-context design on shared items",
-        ),
-        Panel(
-            "tbl_verdict_impact",
-            "How far apart the levels of one design choice are (Table 17)",
-            "Per design choice, the mean and largest difference in accuracy and leniency "
-            "between designs that differ only in it, the share of such pairs that differ "
-            "significantly, and whether the choice is equivalent within the margin.",
-        ),
-    ],
-    "tone": [
-        Panel(
-            "tbl_tone_per_text",
-            "Per-text tone gap",
-            "Each point is one text's mean score for version A (confident / native) minus "
-            "version B (hesitant / non-native); points above 0 are texts the evaluator scored "
-            "higher when they only sounded more confident.",
-            figures.tone_per_text,
-            "no text has both versions scored",
-        ),
-        Panel(
-            "tbl_tone_gaps",
-            "Win ratios and verdict flips per evaluator and prompt variant",
-            "Left: texts where version A beats B per text where B beats A (1 = no preference); "
-            "right: the share of texts whose accept/reject verdict at the task's threshold "
-            "depends on the tone alone, either way.",
-            figures.tone_gaps,
-            "no text was scored on both versions",
-        ),
-        Panel(
-            "tbl_tone_flips",
-            "Verdict flips across pass marks",
-            "For every pass mark from 1 to 10, the share of texts that pass only as version A "
-            "minus those that pass only as version B; above 0 the confident wording buys passes.",
-            figures.tone_flips,
-            "no pass mark has a net flip",
-        ),
-        Panel(
-            "tbl_rewrite_pass_rates",
-            "Rewrite pass rates",
-            "Only rewrites that keep the facts, the length and the meaning while moving the "
-            "tone are scored: the left bars show how many passed, the right why the rest failed.",
-            figures.rewrite_pass_rates,
-            "no rewrite was checked",
-        ),
-        Panel(
-            "tbl_tone_gaps",
-            "Noise versus effect",
-            "Each point is one evaluator × prompt variant: its mean gap with 95% CI against the "
-            "run-to-run noise of one text's gap; only points outside the grey wedge and with a "
-            "CI clear of 0 (filled) are a tone effect distinguishable from noise.",
-            figures.tone_noise,
-            "no gap has a noise estimate",
-        ),
-        Panel(
-            "tbl_tone_by_variant",
-            "Tone gap by prompt variant",
-            "The gap A − B with its 95% CI under the plain, style-attention (a positive "
-            "control: a gap should show) and fact-first (a defence) prompts side by side, and "
-            "whether the control shows a gap and the defence removes it.",
-        ),
-        Panel(
-            "tbl_tone_criteria",
-            "Which rubric criteria carry the tone gap",
-            "Per rubric criterion, the mean score of version A and B over the texts scored on "
-            "both, the gap with its 95% CI and the paired Wilcoxon test.",
-        ),
-    ],
-}
-TITLES = {
-    "rating": (
-        "Rating studies",
-        "Designs (judge × prompt level × scale) against human ratings, and what averaging "
-        "designs buys.",
-    ),
-    "accuracy": (
-        "Accuracy studies",
-        "TRUE/FALSE verdicts on question–answer pairs against the reference label or the "
-        "designs' consensus.",
-    ),
-    "tone": (
-        "Tone studies",
-        "The same facts worded with high and low confidence: does the evaluator reward the "
-        "wording?",
-    ),
-}
-
 STUDY_TYPES = """
-select s.study,
-       case when s.study in (select study from stg_tone_versions) then 'tone'
-            when s.study in (select study from stg_verdicts) then 'accuracy'
-            when s.study in (select study from stg_plan)
-              or s.study in (select study from stg_rating_metrics) then 'rating'
-       end as type
-from (select unnest(?::varchar[]) as study) s
+select study, arg_max(study_type, finished_at) as type
+from stg_runs where list_contains(?, study) group by study
 """
 WHAT_RAN = """
 with wanted as (select unnest(?::varchar[]) as study),
@@ -269,36 +75,6 @@ on status in ('ok', 'unparseable', 'out_of_range', 'error', 'missing')
 using count(*) group by study, judge order by study, judge
 """
 # the calls behind each row of the main tables, for the drill-down (tasks/report/drill.py)
-DRILL_CALLS = {
-    "rating": """
-select s.study, s.task, s.judge, s.prompt_level, s.scale, s.item_id, s."repeat", s.status,
-       s.score, round(s.score_1to7, 3) as judge_1to7, round(s.human_1to7, 3) as human_1to7,
-       coalesce(j.raw, j.error) as raw
-from stg_scores s left join stg_judgments j using (key)
-where list_contains(?, s.study)
-""",
-    "accuracy": """
-select v.study, p.task, v.judge, v.prompt_level, v.reasoning_effort, v.item_id, v."repeat",
-       v.status, try_cast(v.verdict as boolean) as verdict, v.reference,
-       coalesce(j.raw, j.error) as raw
-from stg_verdicts v
-left join stg_plan p
-  on p.study = v.study and p.judge = v.judge and p.prompt_level = v.prompt_level
- and p.reasoning_effort is not distinct from v.reasoning_effort
- and p.item_id = v.item_id and p."repeat" = v."repeat"
-left join stg_judgments j on j.key = p.key
-where list_contains(?, v.study)
-""",
-    "tone": """
-select p.study, p.task, p.judge as evaluator, p.prompt_level as prompt_variant, v.rewriter,
-       v.axis, v.text_id, p.item_id, p."repeat", v.pole, coalesce(j.status, 'missing') as status,
-       j.score as overall, coalesce(j.raw, j.error) as raw
-from stg_plan p
-join stg_tone_versions v on v.study = p.study and v.version_id = p.item_id
-left join stg_judgments j using (key)
-where list_contains(?, p.study) and v.rewriter <> 'none'
-""",
-}
 CHANGES = """
 select study, change, row_key, metric, old_value, new_value, source, finished_at,
        previous_run_id
@@ -314,12 +90,12 @@ def _rows_of(settings: Settings, view: str, studies: list[str]) -> pl.DataFrame:
 
 
 def study_types(settings: Settings, studies: list[str]) -> dict[str, str]:
-    """Each study's type, read from the tables its stages wrote; an unknown study is an error
-    (a typo would otherwise give an empty report that looks like a real one)."""
+    """Each study's type, as its latest run in the ledger (`runs`) recorded it; a study with no
+    run is an error (a typo would otherwise give an empty report that looks like a real one)."""
     found = dict(warehouse.query(settings, STUDY_TYPES, [studies]).rows())
     unknown = [s for s in studies if found.get(s) is None]
     if unknown:
-        known = warehouse.query(settings, "select distinct study from stg_plan order by 1")
+        known = warehouse.query(settings, "select distinct study from stg_runs order by 1")
         raise ValueError(
             f"no study {', '.join(map(repr, unknown))} in {settings.duckdb_path}; "
             f"known: {', '.join(known['study']) or 'none'}"
@@ -353,10 +129,10 @@ def make_block(
 
 def row_ids(view: str, table: pl.DataFrame, drill_ids: dict[tuple, str]) -> tuple | None:
     """Each row's design id (None: nothing behind it), when the view has a drill-down."""
-    kinds = [k for k in drill.KINDS.values() if k.view == view]
-    if not kinds or not drill_ids or not set(kinds[0].key) <= set(table.columns):
+    specs = [k.load("report").DRILL for k in kinds() if k.load("report").DRILL.view == view]
+    if not specs or not drill_ids or not set(specs[0].key) <= set(table.columns):
         return None
-    return tuple(drill_ids.get(r) for r in table.select(kinds[0].key).iter_rows())
+    return tuple(drill_ids.get(r) for r in table.select(specs[0].key).iter_rows())
 
 
 def changes_block(settings: Settings, studies: list[str]) -> Block:
@@ -491,11 +267,13 @@ def drill_data(
 ) -> tuple[dict[str, dict[tuple, str]], dict]:
     """The calls behind the main tables' rows, the texts of the items shown, and which
     studies' texts stay hidden until asked (tasks/report/drill.py shapes them)."""
-    calls = {}
-    for kind, sql in DRILL_CALLS.items():
-        of_kind = [s for s in studies if types[s] == kind]
+    calls, specs = {}, {}
+    for kind in kinds():
+        of_kind = [s for s in studies if types[s] == kind.name]
         if of_kind:
-            calls[kind] = warehouse.query(settings, sql, [of_kind])
+            report = kind.load("report")
+            calls[kind.name] = warehouse.query(settings, report.DRILL_SQL, [of_kind])
+            specs[kind.name] = report.DRILL
     tasks = {
         (study, task)
         for frame in calls.values()
@@ -503,7 +281,7 @@ def drill_data(
     }
     hidden = {study for study, task in tasks if task and sensitive(task)}
     items = sorted({i for frame in calls.values() for i in frame["item_id"].drop_nulls()})
-    return drill.payload(calls, item_texts(settings, items), hidden)
+    return drill.payload(calls, specs, item_texts(settings, items), hidden)
 
 
 def item_texts(settings: Settings, items: list[str]) -> dict[str, str]:
@@ -542,18 +320,22 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     types = study_types(settings, studies)
     ids, data = drill_data(settings, studies, types)
     sections = [summary_section(settings, studies, types)]
-    for kind in TYPES:
-        of_kind = [s for s in studies if types[s] == kind]
+    for kind in kinds():
+        of_kind = [s for s in studies if types[s] == kind.name]
         if not of_kind:
             continue
+        report = kind.load("report")
         blocks = [
             make_block(
-                panel, _rows_of(settings, panel.view, of_kind), f"{kind}-{i}", ids.get(panel.view)
+                panel,
+                _rows_of(settings, panel.view, of_kind),
+                f"{kind.name}-{i}",
+                ids.get(panel.view),
             )
-            for i, panel in enumerate(PANELS[kind], 1)
+            for i, panel in enumerate(report.PANELS, 1)
         ]
-        title, intro = TITLES[kind]
-        sections.append(Section(kind, title, f"{intro} Studies: {', '.join(of_kind)}.", blocks))
+        intro = f"{report.INTRO} Studies: {', '.join(of_kind)}."
+        sections.append(Section(kind.name, report.TITLE, intro, blocks))
     drift = drift_section(settings, studies)
     sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))

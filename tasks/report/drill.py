@@ -21,8 +21,9 @@ RAW_CHARS = 300  # a raw answer, cut here (reasoning models write long ones)
 
 
 @dataclass(frozen=True)
-class Kind:
-    """How one study type's calls drill down: the main view's row key and the columns shown."""
+class DrillSpec:
+    """How one study type's calls drill down (tasks/<type>/report.py DRILL): the main view's
+    row key and the columns shown."""
 
     view: str
     key: tuple[str, ...]
@@ -31,27 +32,6 @@ class Kind:
     order: str = "item_id"  # then by this (tone: the text, so its two versions sit together)
 
 
-KINDS = {
-    "rating": Kind(
-        "tbl_rating_performance",
-        ("study", "judge", "prompt_level", "scale"),
-        ("repeat", "human_1to7", "score", "judge_1to7", "status", "raw"),
-        (pl.col("judge_1to7") - pl.col("human_1to7")).abs(),
-    ),
-    "accuracy": Kind(
-        "tbl_accuracy_by_design",
-        ("study", "judge", "prompt_level", "reasoning_effort"),
-        ("repeat", "reference", "verdict", "status", "raw"),
-        (pl.col("verdict") != pl.col("reference")).cast(pl.Int8),
-    ),
-    "tone": Kind(
-        "tbl_tone_gaps",
-        ("study", "evaluator", "prompt_variant", "rewriter", "axis"),
-        ("repeat", "pole", "overall", "status", "raw"),
-        pl.lit(0),  # no truth to disagree with: each text's versions together
-        "text_id",
-    ),
-}
 HEADERS = {
     "overall": "overall (1–10)",
     "human_1to7": "human (1–7)",
@@ -67,7 +47,7 @@ def _cut(text: object, limit: int) -> object:
     return text[: limit - 1] + "…"
 
 
-def shown_calls(calls: pl.DataFrame, kind: Kind, cap: int = CAP) -> pl.DataFrame:
+def shown_calls(calls: pl.DataFrame, kind: DrillSpec, cap: int = CAP) -> pl.DataFrame:
     """Each design's calls in the order the drill-down shows them, at most `cap` per design,
     with `n_calls` and `n_failed` (over all its calls) on every row."""
     keys = list(kind.key)
@@ -90,6 +70,7 @@ def shown_calls(calls: pl.DataFrame, kind: Kind, cap: int = CAP) -> pl.DataFrame
 
 def payload(
     calls: dict[str, pl.DataFrame],
+    specs: dict[str, DrillSpec],
     texts: dict[str, str],
     hidden_studies: set[str],
     cap: int = CAP,
@@ -101,7 +82,7 @@ def payload(
     designs: dict[str, dict] = {}
     used: set[str] = set()
     for name, frame in calls.items():
-        kind = KINDS[name]
+        kind = specs[name]
         ids[kind.view] = {}
         shown = shown_calls(frame, kind, cap)
         for key, part in shown.group_by(list(kind.key), maintain_order=True):
@@ -122,7 +103,7 @@ def payload(
                 "rows": rows,
             }
     columns = {
-        name: ["item", "text", *(HEADERS.get(c, c) for c in KINDS[name].columns)] for name in calls
+        name: ["item", "text", *(HEADERS.get(c, c) for c in specs[name].columns)] for name in calls
     }
     kept = {i: _cut(t, TEXT_CHARS) for i, t in sorted(texts.items()) if i in used}
     return ids, {"cap": cap, "columns": columns, "designs": designs, "texts": kept}

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
+from tasks.kinds import kinds
 from tasks.report.drill import to_script_json
 
 CSS = """
@@ -77,14 +78,6 @@ CSP = (
     f"script-src 'sha256-{SCRIPT_HASH}'"
 )
 # the header's reading note, per study type present
-SCALE_NOTES = {
-    "rating": "Bias and MAE are on the common 1–7 scale; a rating design is judge × prompt "
-    "level × scale.",
-    "accuracy": "Accuracy and leniency are percentages of the items a design resolved; an "
-    "accuracy design is judge × prompt level (× reasoning effort).",
-    "tone": "Tone gaps are on the evaluator's overall 1–10 score; version A is the confident "
-    "(native) wording, B the hesitant (non-native) one.",
-}
 
 
 @dataclass(frozen=True)
@@ -242,7 +235,7 @@ def render_page(
             f"<p>{escape(s.intro)}</p>\n" + "\n".join(blocks) + "\n</section>"
         )
     names = ", ".join(studies)
-    notes = " ".join(SCALE_NOTES[t] for t in ("rating", "accuracy", "tone") if t in types)
+    notes = " ".join(k.load("report").SCALE_NOTE for k in kinds() if k.name in types)
     data = (
         f'<script type="application/json" id="drill-data">{to_script_json(drill_data)}</script>'
         if drill_data

@@ -11,17 +11,19 @@ from prefect import task
 from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.artifacts import artifact_key
+from tasks.kinds import kinds
 from tasks.report.build import report_path, write_report
-from tasks.report.summary import MAIN_NUMBERS, run_markdown
+from tasks.report.summary import run_markdown
 
 
 def _numbers(settings: Settings, summaries: list[dict]) -> dict:
     out = {}
-    for kind, (view, _) in MAIN_NUMBERS.items():
-        studies = [s["study"] for s in summaries if s.get("type") == kind]
+    for kind in kinds():
+        studies = [s["study"] for s in summaries if s.get("type") == kind.name]
         if studies:
+            view, _ = kind.load("report").MAIN_NUMBERS
             sql = f"select * from {view} where list_contains(?, study)"
-            out[kind] = warehouse.query(settings, sql, [studies])
+            out[kind.name] = warehouse.query(settings, sql, [studies])
     return out
 
 

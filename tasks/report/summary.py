@@ -9,32 +9,11 @@ from pathlib import Path
 import polars as pl
 
 from tasks.alerts import alert_lines
+from tasks.kinds import kind as study_kind
 from tasks.report.page import fmt_value
 
 MAX_ROWS = 20  # an artifact is a glance; the report and `judgelab show` hold the rest
 # per study type: the view with its main numbers and the columns a person reads first
-MAIN_NUMBERS = {
-    "rating": (
-        "tbl_rating_performance",
-        ["study", "judge", "prompt_level", "scale", "n_items", "bias", "mae", "kripp_alpha"],
-    ),
-    "accuracy": (
-        "tbl_accuracy_by_design",
-        [
-            "study",
-            "judge",
-            "prompt_level",
-            "reasoning_effort",
-            "n_scored",
-            "acc_pct",
-            "leniency_pct",
-        ],
-    ),
-    "tone": (
-        "tbl_tone_gaps",
-        ["study", "evaluator", "prompt_variant", "n_texts", "gap", "win_ratio", "noise"],
-    ),
-}
 CHANGE_COLUMNS = ["study", "change", "row_key", "metric", "old_value", "new_value"]
 STATUSES = ("ok", "unparseable", "out_of_range", "error")
 
@@ -76,7 +55,7 @@ def calls_table(summaries: list[dict]) -> pl.DataFrame:
 
 def main_numbers(kind: str, frame: pl.DataFrame) -> pl.DataFrame:
     """The main view's columns a person reads first (those the view has)."""
-    _, columns = MAIN_NUMBERS[kind]
+    _, columns = study_kind(kind).load("report").MAIN_NUMBERS
     return frame.select([c for c in columns if c in frame.columns])
 
 
@@ -126,7 +105,7 @@ def run_markdown(
         parts.append(drift_part(alerts))
     for kind, frame in numbers.items():
         parts += [
-            f"## Main numbers: {MAIN_NUMBERS[kind][0]}\n",
+            f"## Main numbers: {study_kind(kind).load('report').MAIN_NUMBERS[0]}\n",
             md_table(main_numbers(kind, frame)),
         ]
     parts += ["## Since the last run\n", changes_part(changes)]

@@ -5,6 +5,7 @@ run summary; a study without canary batches gets no drift section at all."""
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from tasks import warehouse
 from tasks.report import figures
 from tasks.report.build import write_report
 from tasks.report.summary import run_markdown
+from tasks.runs import run_rows
 
 from .conftest import parse_html
 
@@ -93,11 +95,19 @@ def plan_rows(study: str) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def write_study(settings: Settings, study: str) -> None:
+    """Its plan, and a run in the ledger (where the report reads each study's type)."""
+    at = datetime(2026, 12, 3, tzinfo=UTC)
+    warehouse.write_table(settings, Plan.validate(plan_rows(study), lazy=True), "plan", study)
+    ledger = run_rows(study, "rating", "r1", at, at, ["steady"], {})
+    warehouse.write_table(settings, ledger, "runs", study)
+
+
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     settings = Settings(data_dir=tmp_path_factory.mktemp("drift-report") / "data")
     for study in (WATCHED, PLAIN):
-        warehouse.write_table(settings, Plan.validate(plan_rows(study), lazy=True), "plan", study)
+        write_study(settings, study)
     warehouse.write_table(settings, Drift.validate(drift_rows(), lazy=True), "drift", WATCHED)
     warehouse.publish_views(settings)
     return settings
@@ -148,7 +158,7 @@ def test_a_study_without_canary_batches_has_no_drift_section(
 def test_no_flagged_batch_says_no_alerts(tmp_path: Path) -> None:
     calm = drift_rows().with_columns(flagged=pl.lit(False))
     settings = Settings(data_dir=tmp_path / "data")
-    warehouse.write_table(settings, plan_rows(WATCHED), "plan", WATCHED)
+    write_study(settings, WATCHED)
     warehouse.write_table(settings, Drift.validate(calm), "drift", WATCHED)
     warehouse.publish_views(settings)
     dom = parse_html(write_report(settings, [WATCHED], tmp_path / "r.html").read_text("utf-8"))

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import polars as pl
 
+from tasks.kinds import kind
 from tasks.report import drill
 from tasks.report.summary import calls_table, md_table, run_markdown
+
+RATING = kind("rating").load("report").DRILL
 
 
 def rating_calls() -> pl.DataFrame:
@@ -32,7 +35,7 @@ def rating_calls() -> pl.DataFrame:
 
 
 def test_failures_come_first_then_the_largest_disagreements_capped_per_design() -> None:
-    shown = drill.shown_calls(rating_calls(), drill.KINDS["rating"], cap=3)
+    shown = drill.shown_calls(rating_calls(), RATING, cap=3)
     j1 = shown.filter(pl.col("judge") == "j1")
     assert j1["item_id"].to_list() == ["c", "b", "d"]  # unparseable, |2−5| = 3, |6−6.5|
     assert j1["n_calls"].unique().to_list() == [5] and j1["n_failed"].unique().to_list() == [1]
@@ -41,7 +44,7 @@ def test_failures_come_first_then_the_largest_disagreements_capped_per_design() 
 
 def test_the_payload_keys_rows_by_design_and_hides_sensitive_studies() -> None:
     texts = {"a": "text a", "b": "text b", "c": "text c", "z": "never shown"}
-    ids, data = drill.payload({"rating": rating_calls()}, texts, {"s"}, cap=2)
+    ids, data = drill.payload({"rating": rating_calls()}, {"rating": RATING}, texts, {"s"}, cap=2)
     keys = ids["tbl_rating_performance"]
     assert set(keys) == {("s", "j1", "base", "likert7"), ("s", "j2", "base", "likert7")}
     j1 = data["designs"][keys[("s", "j1", "base", "likert7")]]
@@ -49,13 +52,13 @@ def test_the_payload_keys_rows_by_design_and_hides_sensitive_studies() -> None:
     assert j1["rows"][0] == ["c", 0, 3.0, None, None, "unparseable", "I think <b>it</b> is fine"]
     assert data["columns"]["rating"][:2] == ["item", "text"]
     assert set(data["texts"]) == {"a", "b", "c"}  # only items some design shows
-    ids, data = drill.payload({"rating": rating_calls()}, texts, set())
+    ids, data = drill.payload({"rating": rating_calls()}, {"rating": RATING}, texts, set())
     assert not any(d["hide"] for d in data["designs"].values())
 
 
 def test_long_answers_are_cut_and_the_json_cannot_close_its_script() -> None:
     calls = rating_calls().with_columns(raw=pl.lit("x" * 1000 + "</script>"))
-    _, data = drill.payload({"rating": calls}, {"a": "y" * 1000}, set())
+    _, data = drill.payload({"rating": calls}, {"rating": RATING}, {"a": "y" * 1000}, set())
     rows = [r for d in data["designs"].values() for r in d["rows"]]
     assert all(len(r[-1]) == drill.RAW_CHARS and r[-1].endswith("…") for r in rows)
     assert len(data["texts"]["a"]) == drill.TEXT_CHARS

@@ -14,9 +14,11 @@ import polars as pl
 import pytest
 
 from tasks import warehouse
+from tasks.kinds import kind, kinds
 from tasks.report import figures
-from tasks.report.build import PANELS, Panel, make_block, write_report
+from tasks.report.build import make_block, write_report
 from tasks.report.page import Block, Section, fmt_value, render_block, render_page
+from tasks.report.panel import Panel
 
 from .conftest import Node, Warehouse, parse_html
 
@@ -256,14 +258,14 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
     """A study whose judge never answered has rows full of nulls: each figure draws what it
     can or nothing at all, and never fails."""
     studies = warehouse_run.studies
-    for kind, panels in PANELS.items():
-        for panel in (p for p in panels if p.draw is not None):
+    for record in kinds():
+        for panel in (p for p in record.load("report").PANELS if p.draw is not None):
             frame = warehouse.query(
                 warehouse_run.settings,
                 f"select * from {panel.view} where list_contains(?, study)",
                 [studies],
             )
-            if kind not in warehouse_run.types.values():
+            if record.name not in warehouse_run.types.values():
                 continue
             assert frame.height, panel.view
             nulled = frame.with_columns(
@@ -280,8 +282,8 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
 
 def test_an_empty_view_renders_one_line_not_a_figure() -> None:
     empty = pl.DataFrame(schema={"study": pl.String, "bias": pl.Float64})
-    for panels in PANELS.values():
-        for panel in panels:
+    for record in kinds():
+        for panel in record.load("report").PANELS:
             block = make_block(panel, empty, "p")
             html = render_block(block, "a")
             assert "<figure" not in html and "<details" not in html
@@ -304,7 +306,7 @@ def test_rows_without_values_say_there_is_nothing_to_draw() -> None:
         },
         schema_overrides={"bias_reduction_pct": pl.Float64, "mae_reduction_pct": pl.Float64},
     )
-    (panel,) = [p for p in PANELS["rating"] if p.view == "tbl_ensembles"]
+    (panel,) = [p for p in kind("rating").load("report").PANELS if p.view == "tbl_ensembles"]
     html = render_block(make_block(panel, unfilled, "p"), "a")
     assert "<figure" not in html
     assert "Nothing to draw from <code>tbl_ensembles</code> (2 rows)" in html

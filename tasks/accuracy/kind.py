@@ -1,0 +1,107 @@
+"""The accuracy study type: TRUE/FALSE verdicts on question–answer pairs (tasks/kinds.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tasks.kinds import Kind
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from judgelab.settings import Settings
+    from judgelab.study import Study
+
+KIND = Kind(
+    name="accuracy",
+    flow="flows.accuracy_study:accuracy_study",
+    reparse="tasks.accuracy.kind:reparse",
+    main_view="tbl_accuracy_by_design",
+    artifact_views=("tbl_accuracy_by_design", "tbl_switch_rates"),
+    report_views=(
+        "tbl_accuracy_by_design",
+        "tbl_accuracy_by_model",
+        "tbl_accuracy_by_prompt",
+        "tbl_accuracy_by_effort",
+        "tbl_switch_rates",
+        "tbl_consensus_subsets",
+        "tbl_consensus_disagreements",
+        "tbl_verdict_tests",
+        "tbl_verdict_impact",
+        "tbl_verdict_impact_levels",
+        "tbl_verdict_impact_pairs",
+    ),
+    metric_source="accuracy_metrics",
+    report="tasks.accuracy.report",
+    data_table="qa_data",
+    checks="tasks.accuracy.kind:check",
+    stages="tasks.accuracy.kind",
+    canary="tasks.accuracy.kind:canary_values",
+    drift_statistic="flip_rate",
+    power="tasks.power:ACCURACY",
+    percent=True,
+)
+
+
+def check(study: Study) -> None:
+    """An accuracy study labels question–answer pairs TRUE/FALSE; no classifier baselines."""
+    if study.benchmark not in ("truthfulqa", "file"):
+        raise ValueError(f"an accuracy study cannot use benchmark {study.benchmark!r}")
+    if study.scales != ["verdict"]:
+        raise ValueError('an accuracy study has scales = ["verdict"]')
+    if study.baselines:
+        raise ValueError("baselines are rating classifiers; an accuracy study has none")
+
+
+def load_items(study: Study, settings: Settings) -> int:
+    """The sampled question–answer pairs (`qa_items`), drawn while loading."""
+    from tasks import benchmarks, warehouse
+
+    qa = benchmarks.load_qa(study, settings)
+    warehouse.write_table(settings, qa, "qa_items", study.items_part)
+    return qa.height
+
+
+def plan_items(study: Study, settings: Settings) -> pl.DataFrame:
+    """The pairs the plan judges: all of `qa_items` (sampled while loading), text rendered."""
+    from tasks import warehouse
+
+    return warehouse.read_table(settings, "qa_items", study.items_part)
+
+
+def preview(study: Study, settings: Settings) -> tuple:
+    """`judgelab plan`: load and plan (no calls); the split of right and wrong candidates and
+    what the labels mean come first, so an inverted label shows before anything is spent."""
+    from tasks import stages, warehouse
+    from tasks.benchmarks.qafile import meaning, split
+
+    stages.load_benchmark.fn(study, settings)
+    qa = warehouse.read_table(settings, "qa_items", study.items_part)
+    said = f"{split(qa)} ({meaning(study.qa_data)})"
+    counts, notes = stages.make_plan.fn(study, settings)
+    return counts, notes, warehouse.read_table(settings, "plan", study.name), [said]
+
+
+def reparse(study: Study, settings: Settings) -> dict:
+    """Re-parse the stored answers, then every stage after the judge stage."""
+    from tasks import stages
+
+    result = stages.reparse_stage(study, settings)
+    stages.verdict_stage(study, settings)
+    stages.accuracy_stage(study, settings)
+    stages.cost_stage(study, settings)
+    return result
+
+
+def canary_values(study: Study, settings: Settings, answers: pl.DataFrame) -> pl.DataFrame:
+    """Canary answers with `value`, the verdict 1/0, and the item's label (flip rates and
+    the accuracy change, tasks/drift.py)."""
+    import polars as pl
+
+    from tasks import warehouse
+
+    labels = warehouse.read_table(settings, "qa_items", study.items_part)
+    values = answers.join(
+        labels.select("item_id", pl.col("reference").cast(pl.Boolean)), on="item_id", how="left"
+    ).with_columns(pl.col("score").alias("value"))
+    return values

@@ -1,0 +1,87 @@
+"""Accuracy studies in the report: verdicts against the reference label or the designs' consensus.
+What each part of the report shows for this type; the shared code (tasks/report/build.py,
+summary.py, page.py, drill.py) finds it through the type's record (tasks/kinds.py)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from tasks.report import figures
+from tasks.report.drill import DrillSpec
+from tasks.report.panel import Panel
+
+TITLE = "Accuracy studies"
+INTRO = (
+    "TRUE/FALSE verdicts on question–answer pairs against the reference label or the "
+    "designs' consensus."
+)
+# the header's reading note when a study of this type is in the report
+SCALE_NOTE = (
+    "Accuracy and leniency are percentages of the items a design resolved; an "
+    "accuracy design is judge × prompt level (× reasoning effort)."
+)
+# the view with the run's main numbers (the summary artifact) and the columns read first
+MAIN_NUMBERS = (
+    "tbl_accuracy_by_design",
+    [
+        "study",
+        "judge",
+        "prompt_level",
+        "reasoning_effort",
+        "n_scored",
+        "acc_pct",
+        "leniency_pct",
+    ],
+)
+# the figures and tables of this type's section, in order
+PANELS: list[Panel] = [
+    Panel(
+        "tbl_accuracy_by_design",
+        "Accuracy and leniency per design and subset (Tables 13–14)",
+        "Left: each design's accuracy on all items and on the items its fellow designs "
+        "agree on fully, nearly or not (ambiguous); right: leniency, the share of its "
+        "errors that accept a wrong answer (100% = every error is a false TRUE).",
+        figures.accuracy_by_design,
+        "no design scored an item against a truth",
+    ),
+    Panel(
+        "tbl_switch_rates",
+        "Verdicts switched by in-context prompts (Table 16)",
+        "Against the same judge and effort on the base prompt, green bars are verdicts the "
+        "richer prompt turns wrong → right and red bars right → wrong (all items; per subset "
+        "in the table); the tick is the net accuracy change.",
+        figures.switch_rates,
+        "no judge has both a base and an in-context design on shared items",
+    ),
+    Panel(
+        "tbl_verdict_impact",
+        "How far apart the levels of one design choice are (Table 17)",
+        "Per design choice, the mean and largest difference in accuracy and leniency "
+        "between designs that differ only in it, the share of such pairs that differ "
+        "significantly, and whether the choice is equivalent within the margin.",
+    ),
+]
+# the calls behind each row of the main table, for the drill-down
+DRILL_SQL = """
+select v.study, p.task, v.judge, v.prompt_level, v.reasoning_effort, v.item_id, v."repeat",
+       v.status, try_cast(v.verdict as boolean) as verdict, v.reference,
+       coalesce(j.raw, j.error) as raw
+from stg_verdicts v
+left join stg_plan p
+  on p.study = v.study and p.judge = v.judge and p.prompt_level = v.prompt_level
+ and p.reasoning_effort is not distinct from v.reasoning_effort
+ and p.item_id = v.item_id and p."repeat" = v."repeat"
+left join stg_judgments j on j.key = p.key
+where list_contains(?, v.study)
+"""
+DRILL = DrillSpec(
+    "tbl_accuracy_by_design",
+    ("study", "judge", "prompt_level", "reasoning_effort"),
+    ("repeat", "reference", "verdict", "status", "raw"),
+    (pl.col("verdict") != pl.col("reference")).cast(pl.Int8),
+)
+
+
+def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
+    """What `judgelab run` prints of the main table."""
+    return [table.drop("model", "truth_source")]

@@ -1,0 +1,116 @@
+"""The rating study type: judge scores on a scale, against human ratings (tasks/kinds.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tasks.kinds import Kind
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from judgelab.settings import Settings
+    from judgelab.study import Study
+
+KIND = Kind(
+    name="rating",
+    flow="flows.rating_study:rating_study",
+    reparse="tasks.rating.kind:reparse",
+    main_view="tbl_rating_performance",
+    artifact_views=("tbl_rating_performance", "tbl_judge_ranking", "tbl_ensemble_size"),
+    report_views=(
+        "tbl_rating_performance",
+        "tbl_judge_ranking",
+        "tbl_human_ceiling",
+        "tbl_bias_summary",
+        "tbl_threshold_shares",
+        "tbl_outlier_scale",
+        "tbl_design_impact_single",
+        "tbl_design_impact_all_pairs",
+        "tbl_judge_agreement",
+        "tbl_variance_components",
+        "tbl_ensembles",
+        "tbl_ensemble_size",
+        "tbl_ensemble_holdout",
+    ),
+    metric_source="rating_metrics",
+    report="tasks.rating.report",
+    data_table="data",
+    checks="tasks.rating.kind:check",
+    stages="tasks.rating.kind",
+    quote_items=True,
+    canary="tasks.rating.kind:canary_values",
+    drift_statistic="mean_shift",
+    power="tasks.power:RATING",
+)
+
+
+def check(study: Study) -> None:
+    """A rating study rates texts on numeric scales; a judge's effort is part of the judge."""
+    if study.benchmark in ("truthfulqa", "ukpconvarg1", "hhrlhf"):
+        raise ValueError(f"benchmark {study.benchmark!r} is not a rating benchmark")
+    if "verdict" in study.scales:
+        raise ValueError('the "verdict" scale belongs to type = "accuracy" studies')
+    if study.reasoning_efforts is not None:
+        raise ValueError(
+            "reasoning_efforts is an accuracy-study factor; in a rating study set "
+            "reasoning_effort on the judge (a judge is a model plus its parameters)"
+        )
+
+
+def load_items(study: Study, settings: Settings) -> int:
+    """The benchmark's texts and human ratings (`items`, `ratings`)."""
+    from tasks import benchmarks, warehouse
+
+    items, ratings = benchmarks.load(study, settings)
+    warehouse.write_table(settings, items, "items", study.items_part)
+    warehouse.write_table(settings, ratings, "ratings", study.items_part)
+    return items.height
+
+
+def plan_items(study: Study, settings: Settings) -> pl.DataFrame:
+    """The seeded, stratified sample of texts the plan judges."""
+    from tasks import warehouse
+    from tasks.plan import sample_items
+
+    items = warehouse.read_table(settings, "items", study.items_part)
+    return sample_items(items, study.sample_size, study.seed)
+
+
+def preview(study: Study, settings: Settings) -> tuple:
+    """`judgelab plan`: load the benchmark and plan the study (no calls)."""
+    from tasks import stages, warehouse
+
+    stages.load_benchmark.fn(study, settings)
+    counts, notes = stages.make_plan.fn(study, settings)
+    return counts, notes, warehouse.read_table(settings, "plan", study.name), []
+
+
+def reparse(study: Study, settings: Settings) -> dict:
+    """Re-parse the stored answers, then every stage after the judge stage."""
+    from tasks import stages
+
+    result = stages.reparse_stage(study, settings)
+    stages.rescale_stage(study, settings)
+    stages.analyze_stage(study, settings)
+    stages.agreement_stage(study, settings)
+    stages.cost_stage(study, settings)
+    return result
+
+
+def canary_values(study: Study, settings: Settings, answers: pl.DataFrame) -> pl.DataFrame:
+    """Canary answers with `value`, the score on 1–7 (tasks/drift.py compares mean shifts)."""
+    import polars as pl
+
+    from tasks.judging.scales import load_scales
+    from tasks.rating.rescale import linear
+
+    ranges = pl.DataFrame(
+        [(n, s.min, s.max) for n, s in load_scales().items()],
+        schema=["scale", "lo", "hi"],
+        orient="row",
+    )
+    values = answers.join(ranges, on="scale", how="left").with_columns(
+        linear(pl.col("score"), pl.col("lo"), pl.col("hi")).alias("value")
+    )
+    return values

@@ -1,0 +1,21 @@
+"""A block of the report as a study type declares it (tasks/<type>/report.py): its view, how
+to read it and how to draw it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+from matplotlib.figure import Figure
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One block of the report: a view, how to read it, and how to draw it (None: a table)."""
+
+    view: str
+    title: str
+    guide: str
+    draw: Callable[[pl.DataFrame], Figure | None] | None = None
+    why_blank: str = ""  # shown when the view has rows but nothing to draw
