@@ -54,11 +54,17 @@ def listing(view_files: list[Path], every: bool) -> list[str]:
         lines.append(f"{group}:")
         lines += [f"  {v:30} {describe(files[v])}" for v in views if v in files]
     if every:
-        for prefix, title in [("fct_", "marts (internal)"), ("stg_", "staging (internal)")]:
+        for prefix, title in [
+            ("fct_", "marts (internal)"),
+            ("dim_", "dimensions (sort orders)"),
+            ("stg_", "staging (internal)"),
+        ]:
             lines.append(f"{title}:")
             lines += [f"  {v:30} {describe(f)}" for v, f in files.items() if v.startswith(prefix)]
     else:
-        lines.append("(judgelab tables --all adds the internal stg_ and fct_ views)")
+        lines.append(
+            "(judgelab tables --all adds the internal stg_ and fct_ views and the dim_ sort orders)"
+        )
     return lines
 
 

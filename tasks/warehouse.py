@@ -15,7 +15,9 @@ import polars as pl
 
 from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT, Settings
-from tasks import cuts
+from schemas.dim_order import DimOrder
+from schemas.validate import validate
+from tasks import cuts, dims
 from tasks.judging import store
 
 SQL_DIR = PROJECT_ROOT / "sql"
@@ -74,16 +76,26 @@ def view_meaning(view: str) -> str:
     return path.read_text().splitlines()[0].removeprefix("--").strip()
 
 
-def render_view(sql_file: Path, settings: Settings) -> str:
+def macro_sql(orders: dims.Orders | None = None) -> str:
+    """The macros views use: the cuts (tasks.cuts), so a view compares statistics with cuts
+    exactly as Python does wherever it is made, and the sort orders (tasks.dims; `orders` read
+    once per publish, else here)."""
+    return f"{cuts.macro_sql()}\n{dims.macro_sql(dims.read_orders() if orders is None else orders)}"
+
+
+def render_body(sql_file: Path, settings: Settings) -> str:
     """Fill `${warehouse}` / `${store}` with absolute paths: DuckDB resolves relative paths in
-    views against the querying process's working directory. The cut macros (tasks.cuts) come
-    first, so a view compares statistics with cuts exactly as Python does wherever it is made."""
-    body = (
+    views against the querying process's working directory."""
+    return (
         sql_file.read_text()
         .replace("${warehouse}", _in_literal(settings.warehouse_dir))
         .replace("${store}", _in_literal(settings.store_dir))
     )
-    return f"{cuts.macro_sql()}\n{body}"
+
+
+def render_view(sql_file: Path, settings: Settings, orders: dims.Orders | None = None) -> str:
+    """One view with the macros it may use before it: a view made on its own (tests) works."""
+    return f"{macro_sql(orders)}\n{render_body(sql_file, settings)}"
 
 
 TABLE_REF = re.compile(r"\$\{warehouse\}/(\w+)/")
@@ -118,12 +130,15 @@ def ensure_tables(settings: Settings) -> list[str]:
     return made
 
 
-def publish_views(settings: Settings) -> list[str]:
+def publish_views(settings: Settings, orders: dims.Orders | None = None) -> list[str]:
     """(Re)create every view in a fresh DuckDB file, then rename it over the old one. The
     pipeline never holds the file people query (`judgelab sql`, the duckdb CLI, notebooks):
-    open connections keep reading the old file; new ones get the new views."""
+    open connections keep reading the old file; new ones get the new views. The sort orders
+    (dim_order; default: read from the prompt files now) are rewritten first, every time."""
     dest = settings.duckdb_path
     dest.parent.mkdir(parents=True, exist_ok=True)
+    orders = dims.read_orders() if orders is None else orders
+    write_table(settings, validate(dims.order_frame(orders), DimOrder), "dim_order", "orders")
     ensure_tables(settings)
     store.ensure_store(settings.store_dir)
     names = []
@@ -131,8 +146,9 @@ def publish_views(settings: Settings) -> list[str]:
     try:
         with duckdb.connect(str(tmp)) as con:
             con.execute("begin")  # one commit for all views: 0.3-0.6 s instead of 1.2-2.0 s
+            con.execute(macro_sql(orders))  # once, not before each view (0.26 → 0.18 s in all)
             for f in view_files():
-                con.execute(render_view(f, settings))
+                con.execute(render_body(f, settings))
                 names.append(f.stem)
             con.execute("commit")
         os.replace(tmp, dest)

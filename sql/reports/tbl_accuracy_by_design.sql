@@ -28,8 +28,7 @@ select study,
 from stg_accuracy_metrics
 group by study, judge, model, prompt_level, reasoning_effort
 order by study, judge,
-         coalesce(list_position(['base', 'short_icl', 'long_icl'], prompt_level), 99), prompt_level,
+         sort_pos('prompt_level', prompt_level), prompt_level,
          reasoning_effort = 'n/a',
-         coalesce(list_position(['none', 'minimal', 'low', 'medium', 'high', 'default'],
-                                reasoning_effort), 99),
+         sort_pos('reasoning_effort', reasoning_effort),
          reasoning_effort;

@@ -16,8 +16,7 @@ select study,
        round(avg(repeat_sd), 3) as mean_repeat_sd
 from stg_accuracy_metrics
 group by study, subset, reasoning_effort
-order by study, list_position(['all', 'full', 'near', 'ambiguous'], subset),
+order by study, sort_pos('subset', subset),
          reasoning_effort = 'n/a',
-         coalesce(list_position(['none', 'minimal', 'low', 'medium', 'high', 'default'],
-                                reasoning_effort), 99),
+         sort_pos('reasoning_effort', reasoning_effort),
          reasoning_effort;

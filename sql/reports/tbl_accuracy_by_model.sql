@@ -16,5 +16,5 @@ select study,
        round(avg(repeat_sd), 3) as mean_repeat_sd
 from stg_accuracy_metrics
 group by study, subset, judge, model
-order by study, list_position(['all', 'full', 'near', 'ambiguous'], subset),
+order by study, sort_pos('subset', subset),
          judge;

@@ -16,5 +16,5 @@ select study,
        round(avg(repeat_sd), 3) as mean_repeat_sd
 from stg_accuracy_metrics
 group by study, subset, prompt_level
-order by study, list_position(['all', 'full', 'near', 'ambiguous'], subset),
-         coalesce(list_position(['base', 'short_icl', 'long_icl'], prompt_level), 99), prompt_level;
+order by study, sort_pos('subset', subset),
+         sort_pos('prompt_level', prompt_level), prompt_level;

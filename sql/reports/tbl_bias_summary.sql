@@ -9,5 +9,5 @@ select study, kind, grouping, "group", n_designs,
        round(max_bias, 3) as max_bias
 from stg_threshold_shares
 where subset = 'all'
-order by study, kind, list_position(['all', 'prompt_level', 'model'], grouping),
-         coalesce(list_position(['base', 'short_icl', 'long_icl'], "group"), 99), "group";
+order by study, kind, sort_pos('grouping', grouping),
+         sort_pos('prompt_level', "group"), "group";

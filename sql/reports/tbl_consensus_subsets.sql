@@ -27,4 +27,4 @@ select p.study,
        round(p.mean_agreement, 3) as mean_agreement
 from per_subset p
 join per_subset t on t.study = p.study and t.votes = p.votes and t.subset = 'all'
-order by p.study, list_position(['all', 'full', 'near', 'ambiguous'], p.subset);
+order by p.study, sort_pos('subset', p.subset);

@@ -37,4 +37,4 @@ select study,
 from stg_design_pairs
 where n_differ = 1
 group by study, kinds, choice
-order by study, kinds, list_position(['model', 'prompt_level', 'scale'], choice);
+order by study, kinds, sort_pos('choice', choice);

@@ -17,7 +17,7 @@ select study,
        round(single_abs_bias_b, 3) as single_abs_bias_b
 from stg_ensemble_holdout
 order by study,
-         coalesce(list_position(['judges', 'judges+baselines'], pool), 99),
+         sort_pos('pool', pool),
          pool,
-         coalesce(list_position(['model_free', 'model_fixed', 'scale', 'prompt'], strategy), 99),
+         sort_pos('strategy', strategy),
          strategy;

@@ -21,7 +21,7 @@ select study,
 from stg_ensembles
 where strategy in ('model_free', 'model_fixed') and size between 1 and 5
 order by study,
-         coalesce(list_position(['judges', 'judges+baselines'], pool), 99),
+         sort_pos('pool', pool),
          pool,
-         list_position(['model_free', 'model_fixed'], strategy),
+         sort_pos('strategy', strategy),
          size;

@@ -19,7 +19,7 @@ select study,
 from stg_ensembles
 where size = 3
 order by study,
-         coalesce(list_position(['judges', 'judges+baselines'], pool), 99),
+         sort_pos('pool', pool),
          pool,
-         coalesce(list_position(['model_free', 'model_fixed', 'scale', 'prompt'], strategy), 99),
+         sort_pos('strategy', strategy),
          strategy;

@@ -45,5 +45,5 @@ select study, kind, grouping, "group", without, n_all, n_without,
        or at_least(greatest(abs(bias_all - bias_without), abs(abs_bias_all - abs_bias_without),
                             abs(mae_all - mae_without)), 0.05) as flagged
 from pairs
-order by study, kind, list_position(['all', 'prompt_level', 'model'], grouping),
-         coalesce(list_position(['base', 'short_icl', 'long_icl'], "group"), 99), "group";
+order by study, kind, sort_pos('grouping', grouping),
+         sort_pos('prompt_level', "group"), "group";

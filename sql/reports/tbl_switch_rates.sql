@@ -19,8 +19,7 @@ select study,
 from stg_switch_rates
 order by study, judge,
          reasoning_effort = 'n/a',
-         coalesce(list_position(['none', 'minimal', 'low', 'medium', 'high', 'default'],
-                                reasoning_effort), 99),
+         sort_pos('reasoning_effort', reasoning_effort),
          reasoning_effort,
-         coalesce(list_position(['short_icl', 'long_icl'], prompt_level), 99), prompt_level,
-         list_position(['all', 'full', 'near', 'ambiguous'], subset);
+         sort_pos('prompt_level', prompt_level), prompt_level,
+         sort_pos('subset', subset);

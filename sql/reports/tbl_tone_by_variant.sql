@@ -68,4 +68,4 @@ select study,
             when below(p_f, 0.05) then 'no' else 'yes' end as defence_removes_gap_bh
 from wide
 order by study, evaluator, rewriter = 'lexical' desc, rewriter,
-         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis;
+         sort_pos('axis', axis), axis;

@@ -27,6 +27,6 @@ select study,
        round(rank_biserial, 3) as rank_biserial
 from stg_tone_criterion_gaps
 order by study, evaluator,
-         coalesce(list_position(['plain', 'style_attention', 'fact_first'], prompt_variant), 99),
+         sort_pos('prompt_level', prompt_variant),
          prompt_variant, rewriter = 'lexical' desc, rewriter,
-         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis, criterion;
+         sort_pos('axis', axis), axis, criterion;

@@ -16,6 +16,6 @@ select study,
        round(100 * (share_flip_a_pass - share_flip_b_pass), 1) as net_flip_pct
 from stg_tone_threshold_sweep
 order by study, evaluator,
-         coalesce(list_position(['plain', 'style_attention', 'fact_first'], prompt_variant), 99),
+         sort_pos('prompt_level', prompt_variant),
          prompt_variant, rewriter = 'lexical' desc, rewriter,
-         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis, threshold;
+         sort_pos('axis', axis), axis, threshold;

@@ -48,6 +48,6 @@ select study,
        round(100 * ok_rate_b, 1) as ok_b_pct
 from stg_tone_gaps
 order by study, evaluator,
-         coalesce(list_position(['plain', 'style_attention', 'fact_first'], prompt_variant), 99),
+         sort_pos('prompt_level', prompt_variant),
          prompt_variant, rewriter = 'lexical' desc, rewriter,
-         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis;
+         sort_pos('axis', axis), axis;

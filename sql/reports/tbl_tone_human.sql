@@ -24,6 +24,6 @@ select study,
        p_gap_human_bh
 from stg_tone_human_relation
 order by study, evaluator,
-         coalesce(list_position(['plain', 'style_attention', 'fact_first'], prompt_variant), 99),
+         sort_pos('prompt_level', prompt_variant),
          prompt_variant, rewriter = 'lexical' desc, rewriter,
-         coalesce(list_position(['confidence', 'fluency'], axis), 99), axis;
+         sort_pos('axis', axis), axis;

@@ -54,4 +54,4 @@ select l.study,
 from choices l
 left join gaps g on g.study = l.study and g.choice = l.choice
 left join fct_verdict_choice_tests t on t.study = l.study and t.choice = l.choice
-order by l.study, list_position(['model', 'prompt_level', 'reasoning_effort'], l.choice);
+order by l.study, sort_pos('choice', l.choice);

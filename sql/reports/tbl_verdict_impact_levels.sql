@@ -14,8 +14,7 @@ select study,
        round(100 * accuracy, 1) as acc_pct,
        round(100 * leniency, 1) as leniency_pct
 from stg_verdict_levels
-order by study, list_position(['all', 'full', 'near', 'ambiguous'], subset),
-         list_position(['model', 'prompt_level', 'reasoning_effort'], choice),
-         coalesce(list_position(['base', 'short_icl', 'long_icl', 'none', 'minimal', 'low',
-                                 'medium', 'high', 'default'], level), 99),
+order by study, sort_pos('subset', subset),
+         sort_pos('choice', choice),
+         sort_pos(choice, level),  -- a prompt level or an effort, in its own order
          level;

@@ -24,4 +24,4 @@ select p.study,
 from stg_verdict_pairs p
 join fct_verdict_choice_tests t on t.study = p.study and t.choice = p.choice
 group by p.study, p.choice
-order by p.study, list_position(['model', 'prompt_level', 'reasoning_effort'], p.choice);
+order by p.study, sort_pos('choice', p.choice);

@@ -23,5 +23,5 @@ select v.study,
        t.equivalent
 from stg_verdict_tests v
 left join fct_verdict_choice_tests t on t.study = v.study and t.choice = v.choice
-order by v.study, list_position(['chi2_independence', 'cochran_q'], v.test),
-         list_position(['model', 'prompt_level', 'reasoning_effort', 'design'], v.choice);
+order by v.study, sort_pos('test', v.test),
+         sort_pos('choice', v.choice);

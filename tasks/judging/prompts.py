@@ -13,7 +13,6 @@ from judgelab.settings import PROJECT_ROOT
 from tasks.judging.scales import Scale
 
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
-LEVELS = ("base", "short_icl", "long_icl")
 
 
 @dataclass(frozen=True)
