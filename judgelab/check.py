@@ -85,5 +85,9 @@ def check_data(study: Study) -> None:
 
             t = study.texts
             load_text_file(t.path, t.id_column, t.text_column, t.score_column, t.domain_column)
+        elif study.pairs is not None:
+            from tasks.benchmarks import pairfile
+
+            pairfile.read_checked(study.pairs)
     except TableError as exc:
         raise TableError("; ".join(line.strip() for line in str(exc).splitlines())) from None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-TYPES = ("rating", "accuracy", "tone")  # the packages tasks/<type>/ holding a kind.py
+TYPES = ("rating", "accuracy", "tone", "pairwise")  # packages tasks/<type>/ with a kind.py
 
 
 @dataclass(frozen=True)

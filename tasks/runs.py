@@ -25,6 +25,10 @@ SNAPSHOTS: dict[str, tuple[list[str], list[str]]] = {
         ["evaluator", "prompt_variant", "rewriter", "axis"],
         ["n_texts", "gap", "noise_yardstick", "win_ratio"],
     ),
+    "pairwise_position": (
+        ["judge", "prompt_level", "reasoning_effort"],
+        ["n_pairs", "consistency", "position_bias", "tie_rate"],
+    ),
 }
 UTC_US = pl.Datetime("us", "UTC")
 

@@ -46,6 +46,8 @@ class FakeJudge(CustomLLM):
         schema = schema_of(optional_params) or {}
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).digest()
         u = int.from_bytes(digest[:4], "big") / 2**32
+        if "winner" in schema.get("properties", {}):
+            return self._winner(model, messages, optional_params, schema, digest, u)
         if "verdict" in schema.get("properties", {}):
             return self._verdict(model, messages, optional_params, schema, digest, u)
         if "criteria" in schema.get("properties", {}):
@@ -87,8 +89,9 @@ class FakeJudge(CustomLLM):
     ) -> ModelResponse:
         """Rubric scales: `hash` scores by hash; `planted` scores `base` (default 6), plus
         `tone_bonus` when the text has at least `booster_min` boosters per 100 words (the
-        confidence axis's high-pole markers), plus normal noise of sd `noise`, seeded by the
-        messages and the request's seed (so repeats differ)."""
+        confidence axis's high-pole markers), plus `length_bonus` per 100 words of the text (a
+        judge that rewards length: the verbosity axis), plus normal noise of sd `noise`, seeded
+        by the messages and the request's seed (so repeats differ)."""
         props = schema["properties"]
         names = list(props["criteria"]["properties"])
         lo, hi = props["overall"]["minimum"], props["overall"]["maximum"]
@@ -100,6 +103,8 @@ class FakeJudge(CustomLLM):
             ).gauss(0.0, 1.0)
             if _booster_density(text) >= params.get("booster_min", 1e9):
                 value += params.get("tone_bonus", 0.0)
+            if params.get("length_bonus"):
+                value += params["length_bonus"] * _n_words(text) / 100
             overall = int(min(hi, max(lo, round(value))))
         else:
             overall = int(lo + round(u * (hi - lo)))
@@ -108,6 +113,23 @@ class FakeJudge(CustomLLM):
         if model == "out_of_range":
             content["overall"] = hi + 1
         return model_response(f"fake/{model}", json.dumps(content), 10, 5)
+
+    @staticmethod
+    def _winner(
+        model: str, messages: list, params: dict, schema: dict, digest: bytes, u: float
+    ) -> ModelResponse:
+        """Pairwise (winner) scales: `hash` picks A, B or tie by hash; `planted` see
+        `_planted_winner`; `unparseable` and `out_of_range` as on other scales."""
+        categories = schema["properties"]["winner"]["enum"]
+        if model == "unparseable":
+            content = "Both answers have their merits."
+        elif model == "out_of_range":
+            content = json.dumps({"winner": "C"})
+        elif model == "planted":
+            content = json.dumps({"winner": _planted_winner(messages, params, digest)})
+        else:
+            content = json.dumps({"winner": categories[min(int(u * 3), 2)]})
+        return model_response(f"fake/{model}", content, 10, 5)
 
     @staticmethod
     def _echo(model: str, messages: list) -> ModelResponse:
@@ -126,6 +148,13 @@ def _booster_density(text: str) -> float:
 
     n = len(words(text))
     return 100 * marker_count(text, load_axis("confidence").pole("high").markers) / n if n else 0.0
+
+
+def _n_words(text: str) -> int:
+    """Words as the tone checks count them (markdown markup is not a word)."""
+    from tasks.tone.tokens import words
+
+    return len(words(text))
 
 
 def _planted_verdict(messages: list, params: dict, digest: bytes) -> bool:
@@ -183,3 +212,23 @@ def _planted_fraction(
     if _drifted(params):
         on_1to7 += params.get("drift", 0.0)
     return (min(7.0, max(1.0, on_1to7)) - 1) / 6
+
+
+def _planted_winner(messages: list, params: dict, digest: bytes) -> str:
+    """A planted pairwise judge. `truth` is a JSON file mapping each user message (a pair in
+    one order) to the position of the better answer, "A", "B" or "tie". With probability
+    2 · `first_bias` the first position (A) wins whatever it shows; otherwise a tie with
+    probability `tie`, a coin flip between A and B with probability `noise`, else the truth.
+    As the truth puts the better answer first in one order and second in the other, the
+    first position wins 0.5 + first_bias of the decisive answers when `tie` is 0 (the
+    position bias the tables should recover). Draws are seeded by the messages and the
+    request's seed, so repeats differ."""
+    draws = random.Random(digest + str(params.get("seed")).encode())
+    if draws.random() < 2 * params.get("first_bias", 0.0):
+        return "A"
+    roll = draws.random()
+    if roll < params.get("tie", 0.0):
+        return "tie"
+    if roll < params.get("tie", 0.0) + params.get("noise", 0.0):
+        return "A" if draws.random() < 0.5 else "B"
+    return _truth(params["truth"])[messages[-1]["content"]]

@@ -58,9 +58,11 @@ def _scale_from_schema(schema: dict) -> Scale:
             criteria=tuple(crit),
             criterion_max=int(first["maximum"]),
         )
-    if "verdict" in schema["properties"]:
-        categories = tuple(schema["properties"]["verdict"]["enum"])
-        return Scale("schema", "", 0.0, len(categories) - 1.0, 1.0, categories)
+    enums = [(k, v["enum"]) for k, v in schema["properties"].items() if "enum" in v]
+    if enums:  # a categorical answer under its key: {"verdict": …}, {"winner": …}
+        ((key, categories),) = enums
+        key = "" if key == "verdict" else key
+        return Scale("schema", "", 0.0, len(categories) - 1.0, 1.0, tuple(categories), key=key)
     s = schema["properties"]["score"]
     step = 1.0 if s["type"] == "integer" else float(s.get("multipleOf", 0.01))
     return Scale(
@@ -76,7 +78,8 @@ def _compiled(text: str):
 
 
 def score_grammar(schema: dict):
-    """A compiled grammar for a whole `{"score": …}` / `{"verdict": …}` / rubric answer."""
+    """A compiled grammar for a whole `{"score": …}` / `{"verdict": …}` (`{"winner": …}`) /
+    rubric answer."""
     return _compiled(grammar_text(_scale_from_schema(schema)))
 
 

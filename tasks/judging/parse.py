@@ -14,8 +14,9 @@ _OBJECT = re.compile(r"\{[^{}]*\}", re.S)
 
 
 def _verdict(obj: object, scale: Scale) -> tuple[str, float | None] | None:
-    """A verdict answer: its category's index; any other string is out of range."""
-    value = obj.get("verdict") if isinstance(obj, dict) else None
+    """A categorical answer under the scale's key (`verdict`, `winner`): its category's index;
+    any other string is out of range."""
+    value = obj.get(scale.field) if isinstance(obj, dict) else None
     if isinstance(value, bool):  # {"verdict": true} means TRUE
         value = str(value).upper()
     if not isinstance(value, str):
@@ -60,8 +61,8 @@ def _number(x: object) -> bool:
 
 
 def parse_score(raw: str | None, scale: Scale) -> tuple[str, float | None]:
-    """Take the first JSON object with a numeric `score` (or, on a verdict scale, a `verdict`
-    naming a category); code fences and chatter tolerated."""
+    """Take the first JSON object with a numeric `score` (or, on a categorical scale, its key
+    naming a category: `verdict`, `winner`); code fences and chatter tolerated."""
     if scale.text:  # free text (a rewrite): ok when non-empty; the score is its word count
         words = len((raw or "").split())
         return (OK, float(words)) if words else (UNPARSEABLE, None)

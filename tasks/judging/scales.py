@@ -26,13 +26,18 @@ class Scale:
     criteria: tuple[str, ...] = ()
     criterion_max: int = 4
     text: bool = False
+    # the JSON key of a categorical answer ("winner" for pairwise); empty: "verdict", as every
+    # categorical scale before it (whose key material is unchanged)
+    key: str = ""
 
     @property
     def field(self) -> str:
         """The JSON key that carries the score."""
         if self.criteria:
             return "overall"
-        return "verdict" if self.categories else "score"
+        if self.categories:
+            return self.key or "verdict"
+        return "score"
 
     @property
     def structured(self) -> bool:
@@ -86,12 +91,12 @@ class Scale:
                 f'"weaknesses": "<one sentence>"}}'
             )
         if self.categories:
-            return " or ".join(f'{{"verdict": "{c}"}}' for c in self.categories)
+            return " or ".join(f'{{"{self.field}": "{c}"}}' for c in self.categories)
         return f'{{"score": <a number from {self.fmt(self.min)} to {self.fmt(self.max)}>}}'
 
     def json_schema(self) -> dict:
-        """Schema for `{"score": …}`, `{"verdict": …}` or a rubric; structured-output providers
-        enforce it. A text scale has none."""
+        """Schema for `{"score": …}`, `{"verdict": …}` (or the scale's own key) or a rubric;
+        structured-output providers enforce it. A text scale has none."""
         if self.criteria:
             criterion = {
                 "type": "object",
@@ -126,8 +131,8 @@ class Scale:
         if self.categories:
             return {
                 "type": "object",
-                "properties": {"verdict": {"type": "string", "enum": list(self.categories)}},
-                "required": ["verdict"],
+                "properties": {self.field: {"type": "string", "enum": list(self.categories)}},
+                "required": [self.field],
                 "additionalProperties": False,
             }
         num = int if self.is_integer else float
@@ -149,6 +154,8 @@ class Scale:
         material = {"name": self.name, "min": self.min, "max": self.max, "step": self.step}
         if self.categories:  # only verdict scales carry it: numeric scales keep their keys
             material["categories"] = list(self.categories)
+        if self.key:  # only scales naming their own key carry it
+            material["key"] = self.key
         if self.criteria:
             material |= {"criteria": list(self.criteria), "criterion_max": self.criterion_max}
         if self.text:
@@ -169,6 +176,7 @@ def load_scales(path: Path = SCALES_FILE) -> dict[str, Scale]:
             criteria=tuple(s.get("criteria", ())),
             criterion_max=int(s.get("criterion_max", 4)),
             text=bool(s.get("text", False)),
+            key=str(s.get("key", "")),
         )
         for name, s in doc.items()
     }

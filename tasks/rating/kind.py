@@ -49,8 +49,12 @@ def check(study: Study) -> None:
     """A rating study rates texts on numeric scales; a judge's effort is part of the judge."""
     if study.benchmark in ("truthfulqa", "ukpconvarg1", "hhrlhf"):
         raise ValueError(f"benchmark {study.benchmark!r} is not a rating benchmark")
-    if "verdict" in study.scales:
-        raise ValueError('the "verdict" scale belongs to type = "accuracy" studies')
+    from tasks.judging.scales import load_scales
+
+    scales = load_scales()
+    named = [s for s in study.scales if s in scales and scales[s].categories]
+    if named:
+        raise ValueError(f"a rating study rates on numeric scales, not {', '.join(named)}")
     if study.reasoning_efforts is not None:
         raise ValueError(
             "reasoning_efforts is an accuracy-study factor; in a rating study set "

@@ -301,6 +301,10 @@ def item_texts(settings: Settings, items: list[str]) -> dict[str, str]:
             [pl.read_parquet(f, columns=["item_id", "text"]) for f in qa], how="vertical_relaxed"
         )
         texts |= dict(frame.filter(pl.col("item_id").is_in(items)).rows())
+    for kind in kinds():  # a type whose items have no text table says where its texts are
+        sql = getattr(kind.load("report"), "TEXTS_SQL", None)
+        if sql:
+            texts |= dict(warehouse.query(settings, sql, [items]).rows())
     return texts
 
 

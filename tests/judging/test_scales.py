@@ -18,6 +18,7 @@ def test_the_four_paper_scales_and_the_verdict() -> None:
         "unit": (0, 1, 101),
         "pct100": (0, 100, 101),
         "verdict": (0, 1, 2),
+        "winner": (0, 2, 3),
         "rubric_argument": (1, 10, 10),  # the overall score; criteria 1–4 each
         "rubric_application": (1, 10, 10),
         "rewrite": (0, 100000, 0),  # free text: no grid

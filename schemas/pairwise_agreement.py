@@ -1,0 +1,27 @@
+"""pairwise_agreement: one row per pairwise design: win rates of answer a and of the human-
+preferred answer, and the order-combined verdict's agreement with the human label."""
+
+import pandera.polars as pa
+
+SHARE = {"ge": 0, "le": 1, "nullable": True}
+
+
+class PairwiseAgreement(pa.DataFrameModel):
+    study: str
+    judge: str
+    model: str
+    prompt_level: str
+    reasoning_effort: str
+    n_decisive: int = pa.Field(ge=0)  # parsed calls naming answer a or b (both orders)
+    win_rate_a: float = pa.Field(**SHARE)  # share of them naming answer a
+    n_labelled_calls: int = pa.Field(ge=0)  # decisive calls on pairs with a human label
+    preferred_win_rate: float = pa.Field(**SHARE)  # share naming the human-preferred answer
+    n_labelled_units: int = pa.Field(ge=0)  # labelled pair × repeat with both orders parsed
+    n_agree: int = pa.Field(ge=0)  # … whose combined verdict is the human's choice
+    n_combined_ties: int = pa.Field(ge=0)  # … whose orders disagree or say tie (MT-Bench rule)
+    human_accuracy: float = pa.Field(**SHARE)  # n_agree / n_labelled_units
+    human_accuracy_decisive: float = pa.Field(**SHARE)  # n_agree / (units − combined ties)
+
+    class Config:
+        strict = True
+        unique = ("study", "judge", "prompt_level", "reasoning_effort")

@@ -1,0 +1,1 @@
+"""The pairwise study type: two answers to one context, judged in both orders (position bias)."""

@@ -1,0 +1,68 @@
+"""The pairwise study type: two answers to one context, judged in both orders (tasks/kinds.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tasks.kinds import Kind
+
+if TYPE_CHECKING:
+    from judgelab.settings import Settings
+    from judgelab.study import Study
+
+KIND = Kind(
+    name="pairwise",
+    flow="flows.pairwise_study:pairwise_study",
+    reparse="tasks.pairwise.kind:reparse",
+    main_view="tbl_pairwise_position",
+    artifact_views=("tbl_pairwise_position", "tbl_pairwise_agreement"),
+    report_views=("tbl_pairwise_position", "tbl_pairwise_agreement"),
+    metric_source="pairwise_position",
+    report="tasks.pairwise.report",
+    data_table="pairs",
+    checks="tasks.pairwise.kind:check",
+    stages="tasks.pairwise.kind",
+    power_note=(
+        "the power planner covers rating and accuracy studies; a pairwise study's power to find "
+        "a position bias grows with its pairs (the sign test counts pairs, not calls)"
+    ),
+)
+BENCHMARKS = ("hhrlhf", "file")
+
+
+def check(study: Study) -> None:
+    """A pairwise study asks for a winner on pairs (HH-RLHF or a user's file); no baselines
+    (a rewriter and a canary are refused for every type without one)."""
+    if study.benchmark not in BENCHMARKS:
+        raise ValueError(
+            f"a pairwise study cannot use benchmark {study.benchmark!r}; it takes "
+            f"{' or '.join(repr(b) for b in BENCHMARKS)}"
+        )
+    if study.scales != ["winner"]:
+        raise ValueError('a pairwise study has scales = ["winner"]')
+    if study.baselines:
+        raise ValueError("baselines are rating classifiers; a pairwise study has none")
+
+
+def preview(study: Study, settings: Settings) -> tuple:
+    """`judgelab plan`: load and plan (no calls); how many pairs carry a human label first."""
+    from tasks import warehouse
+    from tasks.pairwise import stages
+
+    stages.load_pairs.fn(study, settings)
+    pairs = warehouse.read_table(settings, "pairs", study.items_part)
+    labelled = pairs["preferred"].is_not_null().sum()
+    said = f"{pairs.height} pairs, {labelled} with a human preference; each judged in both orders"
+    counts, notes = stages.make_plan.fn(study, settings)
+    return counts, notes, warehouse.read_table(settings, "plan", study.name), [said]
+
+
+def reparse(study: Study, settings: Settings) -> dict:
+    """Re-parse the stored answers, then every stage after the judge stage."""
+    from tasks import stages
+    from tasks.pairwise import stages as pairwise
+
+    result = stages.reparse_stage(study, settings)
+    pairwise.analysis_stage(study, settings)
+    stages.cost_stage(study, settings)
+    return result

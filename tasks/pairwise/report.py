@@ -1,0 +1,111 @@
+"""Pairwise studies in the report: does the order of two answers decide which one wins?
+What each part of the report shows for this type; the shared code (tasks/report/build.py,
+summary.py, page.py, drill.py) finds it through the type's record (tasks/kinds.py)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from tasks.pairwise import figures
+from tasks.report.drill import DrillSpec
+from tasks.report.panel import Panel
+
+TITLE = "Pairwise studies"
+INTRO = (
+    "Two answers to one context, each pair judged in both orders: position consistency, "
+    "position bias, win rates and agreement with the human preference."
+)
+# the header's reading note when a study of this type is in the report
+SCALE_NOTE = (
+    "Pairwise judges answer A, B or tie, A being the answer shown first; position bias is the "
+    "share of decisive answers won by the first position minus 50, in percentage points."
+)
+# the view with the run's main numbers (the summary artifact) and the columns read first
+MAIN_NUMBERS = (
+    "tbl_pairwise_position",
+    [
+        "study",
+        "judge",
+        "prompt_level",
+        "reasoning_effort",
+        "n_pairs",
+        "consistency_pct",
+        "bias_pp",
+        "bias_lo_pp",
+        "bias_hi_pp",
+        "p_holm",
+        "tie_pct",
+    ],
+)
+# the figures and tables of this type's section, in order
+PANELS: list[Panel] = [
+    Panel(
+        "tbl_pairwise_position",
+        "Position bias and position consistency per design",
+        "Left: how far the answer shown first wins more than half of the decisive verdicts, "
+        "with a 95% interval over pairs; a filled point is flagged by the sign test over pairs "
+        "(Holm-adjusted over the study's designs). Right: the share of pairs whose winner "
+        "survives swapping the two answers (MT-Bench's swap).",
+        figures.position_bias,
+        "no design has a decisive verdict",
+    ),
+    Panel(
+        "tbl_pairwise_agreement",
+        "Win rates and agreement with the human choice",
+        "Per design, how often answer a wins (both orders pooled, so position cancels), how "
+        "often the human-preferred answer wins, and how often the order-combined verdict (a "
+        "win only when it wins in both orders) is the human's choice.",
+    ),
+]
+# the calls behind each row of the main table, for the drill-down; a plan's item id is
+# `<pair>#ab` (answer a shown first) or `<pair>#ba`, so a pair's two orders sit together
+DRILL_SQL = """
+select v.study, p.task, v.judge, v.prompt_level, v.reasoning_effort, p.item_id, v."repeat",
+       v.shown_first, v.preferred, v.position, v.winner, v.status,
+       coalesce(j.raw, j.error) as raw
+from stg_pairwise_verdicts v
+join stg_plan p
+  on p.study = v.study and p.judge = v.judge and p.prompt_level = v.prompt_level
+ and p.reasoning_effort is not distinct from v.reasoning_effort
+ and p.item_id = v.pair_id || '#' || (case v.shown_first when 'a' then 'ab' else 'ba' end)
+ and p."repeat" = v."repeat"
+left join stg_judgments j on j.key = p.key
+where list_contains(?, v.study)
+"""
+DRILL = DrillSpec(
+    "tbl_pairwise_position",
+    ("study", "judge", "prompt_level", "reasoning_effort"),
+    ("repeat", "shown_first", "preferred", "position", "winner", "status", "raw"),
+    (pl.col("winner") != pl.col("preferred")).cast(pl.Int8),
+)
+# the text of a drill-down row: the user message the judge saw (context, answer A, answer B)
+TEXTS_SQL = """
+select distinct item_id, json_extract_string(messages, '$[#-1].content') as text
+from stg_plan where list_contains(?, item_id)
+"""
+
+AGREEMENT_COLUMNS = [
+    "study",
+    "judge",
+    "prompt_level",
+    "reasoning_effort",
+    "n_decisive",
+    "a_win_pct",
+    "preferred_win_pct",
+    "n_labelled_units",
+    "human_acc_pct",
+]
+
+
+def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
+    """What `judgelab run` prints: position consistency and bias, then win rates and agreement."""
+    from tasks import warehouse
+
+    sql = "select * from tbl_pairwise_agreement where list_contains(?, study)"
+    agreement = warehouse.query(settings, sql, [studies])
+    return [
+        table.drop("model", "n_pairs_first", "n_pairs_second"),
+        "bias_pp: first-position wins beyond 50% of decisive verdicts (95% CI over pairs); "
+        "flagged: sign test over pairs, Holm-adjusted.\ntbl_pairwise_agreement:",
+        agreement.select(AGREEMENT_COLUMNS),
+    ]

@@ -1,0 +1,73 @@
+"""The pairwise study's stages as Prefect tasks: read tables, call a pure transform, write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from prefect import task
+
+from judgelab.settings import Settings
+from judgelab.study import Study
+from schemas.pairs import Pairs
+from schemas.plan import DESIGN_COLUMNS
+from schemas.validate import validate
+from tasks import stages, warehouse
+from tasks.benchmarks import hhrlhf, pairfile
+from tasks.judging import store
+from tasks.judging.scales import load_scales
+from tasks.judging.todo import call_counts
+from tasks.pairwise import analysis
+from tasks.pairwise.plan import build_plan
+from tasks.plan import sample_items
+from tasks.sources import fetch
+
+
+def pairs_table(study: Study, settings: Settings) -> pl.DataFrame:
+    """The study's sampled pairs: a user's file, or HH-RLHF fetched (checksum-verified) from
+    data/raw, the mirror or its origin; seeded, stratified by domain."""
+    if study.pairs is not None:
+        frame = pairfile.load(study.pairs)
+    else:
+        (path,) = fetch([hhrlhf.SOURCE], settings)
+        frame = hhrlhf.load(Path(path), study.seed)
+    frame = sample_items(frame, study.sample_size, study.seed, id_column="pair_id")
+    return validate(frame.select(pl.lit(study.name).alias("study"), *hhrlhf.COLUMNS), Pairs)
+
+
+@task(name="load-pairs")
+def load_pairs(study: Study, settings: Settings) -> int:
+    """The sampled pairs → `pairs` (one part per study)."""
+    table = pairs_table(study, settings)
+    warehouse.write_table(settings, table, "pairs", study.items_part)
+    return table.height
+
+
+@task(name="plan")
+def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int]], list[str]]:
+    """Every pair in both orders → `plan`; planned / stored / missing calls per judge and the
+    endpoint notes, as the other study types' plan stage."""
+    pairs = warehouse.read_table(settings, "pairs", study.items_part)
+    plan = build_plan(study, pairs, load_scales())
+    warehouse.write_table(settings, plan, "plan", study.name)
+    store.ensure_store(settings.store_dir)
+    notes = stages.endpoint_notes(study, settings, plan)
+    return call_counts(plan, store.done_keys(settings.store_dir)), notes
+
+
+@task(name="pairwise-analysis")
+def analysis_stage(study: Study, settings: Settings) -> int:
+    """Stored answers → `pairwise_verdicts`, then `pairwise_position` and `pairwise_agreement`."""
+    a = study.analysis
+    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
+    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
+    pairs = warehouse.read_table(settings, "pairs", study.items_part)
+    verdicts = analysis.verdict_rows(plan, judgments, pairs)
+    tables = {
+        "pairwise_verdicts": verdicts,
+        "pairwise_position": analysis.position_table(verdicts, n_boot=a.bootstrap, seed=a.seed),
+        "pairwise_agreement": analysis.agreement_table(verdicts),
+    }
+    for name, frame in tables.items():
+        warehouse.write_table(settings, frame, name, study.name)
+    return verdicts.height
