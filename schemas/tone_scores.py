@@ -5,11 +5,12 @@ import pandera.polars as pa
 import polars as pl
 
 from tasks.judging.parse import OK, STATUSES
+from tasks.tone.axes import axis_poles
 
 ORIGINAL = "original"  # the pole of an unrewritten text
 NO_REWRITER = "none"  # the rewriter of an unrewritten text
-# per style axis (pole A, pole B); every gap is A − B
-TONE_POLES = {"confidence": ("high", "low"), "fluency": ("native", "non_native")}
+# per style axis (pole A, pole B), from prompts/tone/axes/*.toml in file order; every gap is A − B
+TONE_POLES = axis_poles()
 # the columns that name one comparison in every tone table (model follows the evaluator)
 TONE_DESIGN = ["study", "evaluator", "model", "prompt_variant", "rewriter", "axis"]
 OVERALL_RANGE = (1.0, 10.0)

@@ -7,6 +7,15 @@ that are shown to the rewriter but not counted, the name its markers go by in th
 "down" or "any") and, where the rule-based rewriter supports it, its `lexical` rules. The
 axis's `rewrite_template` (string.Template) states the content-integrity rules and asks the
 model to close with a `CHANGES:` list, which `strip_change_list` removes before scoring.
+
+A pole also says how its rewrites are checked (tasks.tone.checks), so a new axis is data:
+`length_change` ([lo, hi] relative word change, e.g. [0.4, 0.6]; default ± the study's
+length_tolerance), `direction` ("markers": the lexicon balance or diversity moved, as for
+confidence and fluency; "markdown": bullets and bold appeared), `markup` ("markdown": every
+check and the similarity compare the text with its markup stripped), `words` (the share of
+the original's words a rewrite may drop or add, case-insensitive), and `original = true`: the
+pole *is* the text as written (verbosity's `unpadded`, formatting's `prose`), so no rewrite is
+asked for and every rewriter's version of it is the original itself.
 """
 
 from __future__ import annotations
@@ -22,10 +31,13 @@ from pathlib import Path
 
 from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT
+from tasks.tone.tokens import words
 
 AXES_DIR = PROJECT_ROOT / "prompts" / "tone" / "axes"
 TEMPLATE_FIELDS = ("text", "pole_description", "techniques", "tolerance")
 DIVERSITY = ("up", "down", "any")
+DIRECTIONS = ("markers", "markdown")
+MARKUPS = ("markdown",)
 
 
 class AxisError(ValueError):
@@ -43,6 +55,33 @@ class LexicalRules:
 
 
 @dataclass(frozen=True)
+class PadRules:
+    """Rule-based padding (tasks.tone.padding, `kind = "pad"`): restatements of the text's own
+    fact-free sentences, echoes of their key phrases and neutral filler sentences, all built
+    from phrases of the pole's lexicon."""
+
+    restate: tuple[str, ...]  # openers: "To put it another way" + ", " + a sentence of the text
+    echo: tuple[str, ...]  # openers: "In short" + ": " + a sentence's key phrase
+    filler: tuple[str, ...]  # whole sentences: "This point deserves attention"
+
+
+@dataclass(frozen=True)
+class BulletRules:
+    """Rule-based markdown (tasks.tone.markdown, `kind = "bullets"`): one bullet per sentence,
+    its longest run of content words (at most `bold_words`) in bold."""
+
+    bold_words: int
+
+
+@dataclass(frozen=True)
+class WordLimits:
+    """Largest share of the original's words a rewrite may drop / add (None: no limit)."""
+
+    missing: float | None = None
+    added: float | None = None
+
+
+@dataclass(frozen=True)
 class Pole:
     name: str
     description: str
@@ -51,7 +90,12 @@ class Pole:
     notes: tuple[str, ...] = ()
     marker_name: str | None = None
     diversity: str = "any"
-    lexical: LexicalRules | None = None
+    lexical: LexicalRules | PadRules | BulletRules | None = None
+    original: bool = False  # the pole is the text as written: never rewritten
+    length_change: tuple[float, float] | None = None  # None: ± the study's length_tolerance
+    direction: str = "markers"
+    markup: str | None = None
+    words: WordLimits | None = None
 
     @property
     def markers(self) -> tuple[str, ...]:
@@ -82,6 +126,10 @@ class Axis:
         """Marker lists named as the checks report them, e.g. {"boosters": …, "hedges": …}."""
         return {p.marker_name: p.markers for p in self.poles.values() if p.marker_name}
 
+    def rewritten(self) -> list[str]:
+        """The poles a rewriter is asked for (all but a pole that is the original)."""
+        return [n for n, p in self.poles.items() if not p.original]
+
 
 # -------------------------------------------------------------------------------------- loading
 
@@ -101,7 +149,23 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _lexical(table: Mapping, where: str) -> LexicalRules:
+def _lexical(
+    table: Mapping, lexicon: Mapping[str, tuple[str, ...]], where: str
+) -> LexicalRules | PadRules | BulletRules:
+    kind = table.get("kind", "edits")
+    if kind == "pad":
+        return PadRules(
+            restate=_category(lexicon, _get(table, "restate", str, where), f"{where}.restate"),
+            echo=_category(lexicon, _get(table, "echo", str, where), f"{where}.echo"),
+            filler=_category(lexicon, _get(table, "filler", str, where), f"{where}.filler"),
+        )
+    if kind == "bullets":
+        bold = _get(table, "bold_words", int, where)
+        if bold < 1:
+            raise AxisError(f"{where}.bold_words: at least 1")
+        return BulletRules(bold_words=bold)
+    if kind != "edits":
+        raise AxisError(f"{where}.kind: {kind!r} is not one of edits, pad, bullets")
     swap = _get(table, "swap", dict, where)
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in swap.items()):
         raise AxisError(f"{where}.swap: expected a table of strings")
@@ -119,22 +183,68 @@ def _lexical(table: Mapping, where: str) -> LexicalRules:
     )
 
 
+def _category(lexicon: Mapping[str, tuple[str, ...]], name: str, where: str) -> tuple[str, ...]:
+    if not lexicon.get(name):
+        raise AxisError(f"{where}: {name!r} is not a non-empty lexicon category of the pole")
+    return lexicon[name]
+
+
+def _choice(table: Mapping, key: str, allowed: tuple[str, ...], default, where: str):
+    value = table.get(key, default)
+    if value != default and value not in allowed:
+        raise AxisError(f"{where}.{key}: {value!r} is not one of {allowed}")
+    return value
+
+
+def _length_change(table: Mapping, where: str) -> tuple[float, float] | None:
+    value = table.get("length_change")
+    if value is None:
+        return None
+    ok = isinstance(value, list) and len(value) == 2
+    ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    if not ok or not -1 < value[0] <= value[1]:
+        raise AxisError(f"{where}.length_change: expected [lo, hi] with -1 < lo <= hi")
+    return float(value[0]), float(value[1])
+
+
+def _words(table: Mapping, where: str) -> WordLimits | None:
+    value = table.get("words")
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not set(value) <= {"missing", "added"}:
+        raise AxisError(f"{where}.words: expected a table with `missing` and/or `added`")
+    for k, v in value.items():
+        if not isinstance(v, int | float) or isinstance(v, bool) or v < 0:
+            raise AxisError(f"{where}.words.{k}: expected a share >= 0")
+    return WordLimits(**{k: float(v) for k, v in value.items()})
+
+
 def _pole(name: str, table: Mapping, where: str) -> Pole:
-    lexicon_table = _get(table, "lexicon", dict, where)
+    original = table.get("original", False)
+    if not isinstance(original, bool):
+        raise AxisError(f"{where}.original: expected true or false")
+    # a pole that is the original has nothing to rewrite: techniques and lexicon are optional
+    lexicon_table = table.get("lexicon", {}) if original else _get(table, "lexicon", dict, where)
     lexicon = {k: _strings(v, f"{where}.lexicon.{k}") for k, v in lexicon_table.items()}
-    diversity = table.get("diversity", "any")
-    if diversity not in DIVERSITY:
-        raise AxisError(f"{where}.diversity: {diversity!r} is not one of {DIVERSITY}")
+    techniques = table.get("techniques", []) if original else _get(table, "techniques", list, where)
+    diversity = _choice(table, "diversity", DIVERSITY, "any", where)
     lexical = table.get("lexical")
+    if original and (lexical is not None or "length_change" in table or "words" in table):
+        raise AxisError(f"{where}: a pole that is the original has no lexical, length or words")
     return Pole(
         name=name,
         description=_get(table, "description", str, where).strip(),
-        techniques=_strings(_get(table, "techniques", list, where), f"{where}.techniques"),
+        techniques=_strings(techniques, f"{where}.techniques"),
         lexicon=lexicon,
         notes=_strings(table.get("notes", []), f"{where}.notes"),
         marker_name=table.get("marker_name"),
         diversity=diversity,
-        lexical=_lexical(lexical, f"{where}.lexical") if lexical is not None else None,
+        lexical=_lexical(lexical, lexicon, f"{where}.lexical") if lexical is not None else None,
+        original=original,
+        length_change=_length_change(table, where),
+        direction=_choice(table, "direction", DIRECTIONS, "markers", where),
+        markup=_choice(table, "markup", MARKUPS, None, where),
+        words=_words(table, where),
     )
 
 
@@ -144,6 +254,8 @@ def parse_axis(data: Mapping, where: str, path: Path | None = None) -> Axis:
     if len(poles_table) != 2:
         raise AxisError(f"{where}.poles: an axis has exactly two poles, found {list(poles_table)}")
     poles = {n: _pole(n, t, f"{where}.poles.{n}") for n, t in poles_table.items()}
+    if all(p.original for p in poles.values()):
+        raise AxisError(f"{where}.poles: at most one pole can be the original")
     template = _get(data, "rewrite_template", str, where)
     found = set(string.Template(template).get_identifiers())
     missing = [f for f in TEMPLATE_FIELDS if f not in found]
@@ -180,6 +292,11 @@ def load_axes(root: Path = AXES_DIR) -> dict[str, Axis]:
     return {p.stem: load_axis(p.stem, root) for p in sorted(root.glob("*.toml"))}
 
 
+def axis_poles(root: Path = AXES_DIR) -> dict[str, tuple[str, str]]:
+    """Per axis, (pole A, pole B) in its file's order: every tone gap is A − B."""
+    return {name: tuple(axis.poles) for name, axis in load_axes(root).items()}  # type: ignore[misc]
+
+
 def axis_of(pole: str, root: Path = AXES_DIR) -> Axis:
     """The axis a pole name belongs to (pole names are unique across axes)."""
     owners = [a for a in load_axes(root).values() if pole in a.poles]
@@ -192,9 +309,26 @@ def axis_of(pole: str, root: Path = AXES_DIR) -> Axis:
 # ------------------------------------------------------------------------------------ prompting
 
 
-def word_range(n_words: int, tolerance: float) -> tuple[int, int]:
-    """The word counts a rewrite of an `n_words` text may have."""
-    return math.ceil(n_words * (1 - tolerance) - 1e-9), math.floor(n_words * (1 + tolerance) + 1e-9)
+def length_change(pole: Pole, tolerance: float) -> tuple[float, float]:
+    """The relative word-count change a rewrite toward `pole` may make: the pole's own
+    `length_change`, else ±`tolerance` (the study's length_tolerance)."""
+    return pole.length_change or (-tolerance, tolerance)
+
+
+def word_range(n_words: int, change: float | tuple[float, float]) -> tuple[int, int]:
+    """The word counts a rewrite of an `n_words` text may have: within ±change (a tolerance)
+    or within [lo, hi] relative change."""
+    lo, hi = (-change, change) if isinstance(change, int | float) else change
+    return math.ceil(n_words * (1 + lo) - 1e-9), math.floor(n_words * (1 + hi) + 1e-9)
+
+
+def change_label(change: tuple[float, float]) -> str:
+    """How a prompt and a check detail state a change range: "±5%" when it is symmetric,
+    "+40% to +60%" otherwise."""
+    lo, hi = change
+    if lo == -hi:
+        return f"±{hi * 100:g}%"
+    return f"{lo * 100:+g}% to {hi * 100:+g}%"
 
 
 def render_techniques(pole: Pole) -> str:
@@ -208,16 +342,18 @@ def render_techniques(pole: Pole) -> str:
 def render_rewrite_prompt(axis: Axis, pole: str, text: str, tolerance: float) -> str:
     """The rewrite request for one text. Besides the four documented fields the template may
     use $words (the original's length), $min_words, $max_words and $word_range ("41 to 45
-    words", or "exactly 12 words" when the tolerance leaves no room)."""
-    from tasks.tone.checks import words  # here, not at the top: checks imports this module
-
+    words", or "exactly 12 words" when the tolerance leaves no room). $tolerance is the
+    pole's length change: "±5%" (the study's tolerance) or e.g. "+40% to +60%"."""
+    if axis.pole(pole).original:
+        raise ValueError(f"pole {pole!r} is the original text: there is nothing to rewrite")
     n = len(words(text))
-    lo, hi = word_range(n, tolerance)
+    change = length_change(axis.pole(pole), tolerance)
+    lo, hi = word_range(n, change)
     return string.Template(axis.rewrite_template).substitute(
         text=text,
         pole_description=axis.pole(pole).description,
         techniques=render_techniques(axis.pole(pole)),
-        tolerance=f"±{tolerance * 100:g}%",
+        tolerance=change_label(change),
         words=n,
         min_words=lo,
         max_words=hi,

@@ -6,8 +6,14 @@ version × check). Semantic similarity is added to that table by another stage; 
 scored only if every one of its rows passed (`pass_rates` reports the share per rewriter).
 
 Words are runs of letters and digits, joined across inner apostrophes, hyphens and the
-separators of a number ("don't", "well-known", "1,000.5" are one word each). Lengths,
-per-100-word densities and MTLD all count these words.
+separators of a number ("don't", "well-known", "1,000.5" are one word each; tasks.tone.tokens).
+Lengths, per-100-word densities and MTLD all count these words.
+
+What a pole asks of its rewrites is data in its axis file (tasks.tone.axes): the length range
+(`length_change`, default ± the study's tolerance), how the move is seen (`direction`:
+lexicon markers, or markdown structure), whether markup is stripped before comparing
+(`markup`), and how many of the original's words may go or come (`words`, an extra `words`
+check). A pole that is the original passes when the version is the original text itself.
 
 Facts: numbers (decimals, thousands separators, percentages, ordinals, decades and the number
 words two…ninety, which count as their digits), dates (ISO, d/m/y, "22 February 2016",
@@ -31,30 +37,14 @@ import polars as pl
 
 from schemas.rewrite_checks import RewriteChecks
 from schemas.validate import validate
-from tasks.tone.axes import Axis
+from tasks.tone.axes import Axis, Pole, change_label, length_change
+from tasks.tone.markdown import strip_markdown, structure
+from tasks.tone.tokens import sentence_start
+from tasks.tone.tokens import words as words  # re-exported: the checks count these words
 
 DEFAULT_TOLERANCE = 0.05  # length: a rewrite keeps within ±5% of the original's words
 MTLD_THRESHOLD = 0.72  # McCarthy & Jarvis (2010)
-CHECKS = ("facts", "length", "direction", "mtld")
-
-WORD = re.compile(r"[^\W_]+(?:[.,'’\-][^\W_]+)*")
-
-# ------------------------------------------------------------------------------------ sentences
-
-_OPENERS = "\"'“‘([{*•-–— \t"
-_ENDERS = ".!?:…"
-
-
-def sentence_start(text: str, pos: int) -> bool:
-    """Whether the word at `pos` starts a sentence (the checks' and the rewriter's one rule)."""
-    i = pos - 1
-    while i >= 0 and text[i] in _OPENERS:
-        i -= 1
-    return i < 0 or text[i] in "\n\r" or text[i] in _ENDERS
-
-
-def words(text: str) -> list[str]:
-    return WORD.findall(text)
+CHECKS = ("facts", "length", "direction", "mtld", "words")  # "words" only where a pole asks
 
 
 # ---------------------------------------------------------------------------------------- facts
@@ -200,6 +190,31 @@ def within_tolerance(ratio: float, tolerance: float) -> bool:
     return abs(ratio - 1.0) <= tolerance + 1e-12
 
 
+def within_change(ratio: float, change: tuple[float, float]) -> bool:
+    """The word ratio lies in [1 + lo, 1 + hi] (a relative change range such as [0.4, 0.6])."""
+    return change[0] - 1e-12 <= ratio - 1.0 <= change[1] + 1e-12
+
+
+# ---------------------------------------------------------------------------------------- words
+
+
+def word_change(orig: str, new: str) -> tuple[float, float]:
+    """(share of the original's words missing from `new`, share added), as multisets of
+    lowercased words, both over the original's word count."""
+    co = Counter(w.lower() for w in words(orig))
+    cn = Counter(w.lower() for w in words(new))
+    n = sum(co.values())
+    if n == 0:
+        raise ValueError("the original has no words")
+    return sum((co - cn).values()) / n, sum((cn - co).values()) / n
+
+
+def comparable(text: str, pole: Pole) -> str:
+    """The text the checks and the similarity compare: markup stripped for a pole with
+    `markup = "markdown"` (the original too, so both sides are treated alike)."""
+    return strip_markdown(text) if pole.markup == "markdown" else text
+
+
 # -------------------------------------------------------------------------------------- markers
 
 
@@ -315,12 +330,21 @@ def check_version(
     """The model-free checks of one rewrite, one dict each: check, passed, value, detail.
 
     * facts — value: how many facts differ;
-    * length — value: word ratio rewrite / original, passes within ±`tolerance`;
-    * direction — value: change of the balance (own − opposite markers per 100 words);
+    * length — value: word ratio rewrite / original, passes within ±`tolerance` or the
+      pole's `length_change`;
+    * direction — value: change of the balance (own − opposite markers per 100 words); for
+      `direction = "markdown"` bullet lines plus bold spans added, passing when both grew; for
+      a pole that is the original 0, passing when the version is the original text;
     * mtld — value: MTLD ratio rewrite / original; passes if it moved the pole's declared way
-      (`diversity` "up"/"down"), always for "any" (then it is only reported).
+      (`diversity` "up"/"down"), always for "any" (then it is only reported);
+    * words (only for a pole with `words` limits) — value: share of the original's words
+      missing plus share added; passes when each is within its limit.
+
+    With `markup = "markdown"` every check but direction sees both texts with markup stripped.
     """
     own, other = axis.pole(pole), axis.opposite(pole)
+    raw_original, raw_rewrite = original, rewrite
+    original, rewrite = comparable(original, own), comparable(rewrite, own)
     rows = []
     diff = fact_diff(original, rewrite)
     detail = "; ".join(f"{k}: missing {m}, added {a}" for k, (m, a) in diff.items())
@@ -328,23 +352,37 @@ def check_version(
 
     if words(original):
         ratio = length_ratio(original, rewrite)
+        change = length_change(own, tolerance)
         rows.append(
             _row(
                 "length",
-                within_tolerance(ratio, tolerance),
+                within_change(ratio, change),
                 ratio,
-                f"{len(words(original))} → {len(words(rewrite))} words (±{tolerance * 100:g}%)",
+                f"{len(words(original))} → {len(words(rewrite))} words ({change_label(change)})",
             )
         )
     else:
         rows.append(_row("length", False, None, "the original has no words"))
 
-    names = {own.marker_name or "own": own.markers, other.marker_name or "opposite": other.markers}
-    do, dn = marker_density(original, names), marker_density(rewrite, names)
-    own_key, other_key = (f"{k}_per_100" for k in names)
-    shift = (dn[own_key] - dn[other_key]) - (do[own_key] - do[other_key])
-    detail = ", ".join(f"{k} {do[k]:.2f} → {dn[k]:.2f}" for k in do)
-    rows.append(_row("direction", moved_in_direction(original, rewrite, pole, axis), shift, detail))
+    if own.original:
+        same = raw_rewrite == raw_original
+        detail = f"pole {pole!r} is the text as written" + ("" if same else ", but it differs")
+        rows.append(_row("direction", same, 0.0, detail))
+    elif own.direction == "markdown":
+        (bo, so), (bn, sn) = structure(raw_original), structure(raw_rewrite)
+        detail = f"bullet lines {bo} → {bn}, bold spans {so} → {sn}"
+        rows.append(_row("direction", bn > bo and sn > so, (bn - bo) + (sn - so), detail))
+    else:
+        names = {
+            own.marker_name or "own": own.markers,
+            other.marker_name or "opposite": other.markers,
+        }
+        do, dn = marker_density(original, names), marker_density(rewrite, names)
+        own_key, other_key = (f"{k}_per_100" for k in names)
+        shift = (dn[own_key] - dn[other_key]) - (do[own_key] - do[other_key])
+        detail = ", ".join(f"{k} {do[k]:.2f} → {dn[k]:.2f}" for k in do)
+        moved = moved_in_direction(original, rewrite, pole, axis)
+        rows.append(_row("direction", moved, shift, detail))
 
     mo, mn = mtld(original), mtld(rewrite)
     ratio = mn / mo if mo and mn is not None else None
@@ -356,7 +394,30 @@ def check_version(
         passed = mn > mo if own.diversity == "up" else mn < mo
     detail = f"MTLD {_fmt(mo)} → {_fmt(mn)} (wanted: {own.diversity})"
     rows.append(_row("mtld", passed, ratio, detail))
+
+    if own.words is not None:
+        rows.append(_words_row(original, rewrite, own))
     return rows
+
+
+def _words_row(original: str, rewrite: str, pole: Pole) -> dict:
+    limits = pole.words
+    if not words(original):
+        return _row("words", False, None, "the original has no words")
+    missing, added = word_change(original, rewrite)
+    ok = all(
+        limit is None or share <= limit + 1e-12
+        for share, limit in ((missing, limits.missing), (added, limits.added))
+    )
+
+    def limit(x: float | None) -> str:
+        return "any" if x is None else f"≤ {x * 100:g}%"
+
+    detail = (
+        f"of {len(words(original))} words: missing {missing * 100:.1f}% ({limit(limits.missing)}),"
+        f" added {added * 100:.1f}% ({limit(limits.added)})"
+    )
+    return _row("words", ok, missing + added, detail)
 
 
 # --------------------------------------------------------------------------------------- tables

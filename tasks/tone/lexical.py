@@ -1,4 +1,9 @@
-"""Rule-based confidence rewriter: the control arm whose content is frozen by construction.
+"""The rule-based rewriter: the control arm whose content is frozen by construction.
+
+`lexical_rewrite` serves every axis with `lexical` rules: a pole that is the original comes
+back as it is, `kind = "pad"` goes to tasks.tone.padding (verbosity), `kind = "bullets"` to
+tasks.tone.markdown (formatting), and the default `kind = "edits"` is the confidence
+rewriter below.
 
 It only swaps single-word certainty adverbs for their opposite-pole counterparts and inserts
 adverbs or sentence openers from the axis's `lexical` tables (prompts/tone/axes/confidence.toml),
@@ -44,8 +49,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from tasks.tone.axes import Axis, LexicalRules, axis_of
-from tasks.tone.checks import DEFAULT_TOLERANCE, facts_match, sentence_start, words
+from tasks.tone.axes import Axis, BulletRules, LexicalRules, PadRules, axis_of, length_change
+from tasks.tone.checks import DEFAULT_TOLERANCE, facts_match
+from tasks.tone.markdown import bullets
+from tasks.tone.padding import pad
+from tasks.tone.tokens import PROTECTED, sentence_start, words
 
 REWRITER = "lexical"
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -78,8 +86,6 @@ NOT_OPENABLE = AUXILIARIES | PERFECT | INVERTERS | {"may", "might", "do", "does"
 COPULA_BLOCKERS = NEGATIONS | {"being", "been", "to", "also", "still", "just", "even", "only"}
 COPULA_BLOCKERS |= {"already", "always", "never", "often", "usually", "really"}
 MANNER_AMBIGUOUS = {"clearly", "obviously", "evidently", "plainly"}
-# Spans no move may touch or start in: links, e-mail addresses, paths.
-PROTECTED = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+|\S*/\S*[\w/]", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -291,10 +297,17 @@ def lexical_rewrite(
     axis: Axis | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> str | None:
-    """`text` moved toward `pole` by swaps and insertions only; None if the pole's axis has
-    no lexical rules (fluency). The same text, pole and seed always give the same output."""
+    """`text` moved toward `pole` by the pole's rules (the module docstring); the text itself
+    for a pole that is the original; None if the pole has no lexical rules (fluency). The same
+    text, pole and seed always give the same output."""
     axis = axis or axis_of(pole)
     rules = axis.pole(pole).lexical
+    if axis.pole(pole).original:
+        return text
+    if isinstance(rules, PadRules):
+        return pad(text, rules, length_change(axis.pole(pole), tolerance), seed)
+    if isinstance(rules, BulletRules):
+        return bullets(text, rules)
     if rules is None:
         return None
     markers = {m.lower() for p in axis.poles.values() for m in p.markers if " " not in m}
@@ -326,10 +339,11 @@ def _apply(text: str, edits: list[_Edit]) -> str:
 def lexical_versions(texts: pl.DataFrame, axis: Axis, seed: int) -> pl.DataFrame:
     """Both poles of every text (tone_texts rows) → versions: version_id, text_id, axis, pole,
     rewriter, text. version_id is `lexical:<axis>:<pole>:<text_id>`. Empty if the axis has no
-    lexical rules."""
+    lexical rules; a pole that is the original gets the original text."""
     rows = []
+    movable = any(p.lexical is not None for p in axis.poles.values())
     for pole in axis.poles:
-        if axis.pole(pole).lexical is None:
+        if not movable or (axis.pole(pole).lexical is None and not axis.pole(pole).original):
             continue
         for text_id, text in texts.select("text_id", "text").iter_rows():
             rows.append(

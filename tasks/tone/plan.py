@@ -21,7 +21,9 @@ def rewrite_plan(
     study: Study, texts: pl.DataFrame, axes: dict[str, Axis], scales: dict[str, Scale]
 ) -> pl.DataFrame:
     """One rewrite call per text × axis × pole by the study's LLM rewriter (prompt level
-    `<axis>:<pole>`, prompt version = the axis file's version); empty without a rewriter."""
+    `<axis>:<pole>`, prompt version = the axis file's version); empty without a rewriter. A
+    pole that is the original (verbosity's `unpadded`) is not asked for: its version is the
+    text itself (versions.as_written)."""
     if study.rewriter is None:
         return plan_frame([])
     scale = scales[REWRITE_SCALE]
@@ -30,7 +32,7 @@ def rewrite_plan(
     rows = []
     for name in study.tone.axes:
         axis = axes[name]
-        for pole in axis.poles:
+        for pole in axis.rewritten():
             for text_id, text in texts.select("text_id", "text").iter_rows():
                 prompt = render_rewrite_prompt(axis, pole, text, study.tone.length_tolerance)
                 msgs = [{"role": "user", "content": prompt}]

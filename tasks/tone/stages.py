@@ -78,6 +78,8 @@ def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
             store.latest_rows(settings.store_dir, ["key", "status", "raw"]),
         )
     )
+    if study.rewriter is not None:
+        parts.append(versions.as_written(study.name, texts, axes, study.rewriter.name))
     table = versions.all_versions(*parts)
     warehouse.write_table(settings, table, "tone_versions", study.name)
 
@@ -85,8 +87,11 @@ def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
     done = rewrites.filter(pl.col("status") == "ok")
     found = checks.check_versions(done, texts, axes, study.tone.length_tolerance)
     originals = dict(texts.select("text_id", "text").iter_rows())
+    poles = [axes[a].pole(p) for a, p in done.select("axis", "pole").iter_rows()]
     cos = similarity.similarity(
-        [originals[t] for t in done["text_id"]], done["text"].to_list(), study.tone.similarity_model
+        [checks.comparable(originals[t], p) for t, p in zip(done["text_id"], poles, strict=True)],
+        [checks.comparable(t, p) for t, p in zip(done["text"], poles, strict=True)],
+        study.tone.similarity_model,
     )
     key = ["version_id", "text_id", "axis", "pole", "rewriter"]
     meaning = (
@@ -151,13 +156,18 @@ def tone_analysis(study: Study, settings: Settings) -> int:
         load_scales(),
     )
     cut, a = threshold(study), study.analysis
+    poles = {name: tuple(axis.poles) for name, axis in _axes(study).items()}  # gap = A − B
     tables = {
         "tone_scores": table,
         "tone_version_scores": analysis.version_scores(table, threshold=cut),
-        "tone_gaps": analysis.tone_gaps(table, threshold=cut, n_boot=a.bootstrap, seed=a.seed),
-        "tone_threshold_sweep": analysis.threshold_sweep(table),
-        "tone_criterion_gaps": analysis.criterion_gaps(table, n_boot=a.bootstrap, seed=a.seed),
-        "tone_human_relation": analysis.human_relation(table),
+        "tone_gaps": analysis.tone_gaps(
+            table, threshold=cut, n_boot=a.bootstrap, seed=a.seed, poles=poles
+        ),
+        "tone_threshold_sweep": analysis.threshold_sweep(table, poles=poles),
+        "tone_criterion_gaps": analysis.criterion_gaps(
+            table, n_boot=a.bootstrap, seed=a.seed, poles=poles
+        ),
+        "tone_human_relation": analysis.human_relation(table, poles=poles),
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)

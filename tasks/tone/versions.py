@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import polars as pl
 
 from schemas.tone_versions import ToneVersions
 from schemas.validate import validate
-from tasks.tone.axes import strip_change_list
+from tasks.tone.axes import Axis, strip_change_list
 
 ORIGINAL, NONE = "original", "none"
 COLUMNS = list(ToneVersions.to_schema().columns)
@@ -63,6 +65,28 @@ def llm(study: str, plan: pl.DataFrame, judgments: pl.DataFrame) -> pl.DataFrame
         .alias("text"),
         "raw",
     )
+
+
+def as_written(
+    study: str, texts: pl.DataFrame, axes: Mapping[str, Axis], rewriter: str
+) -> pl.DataFrame:
+    """The LLM rewriter's version of each pole that is the original (verbosity's `unpadded`,
+    formatting's `prose`): the text itself, asked of no model (model "none"). Its evaluation
+    messages equal the original's, so it shares the original's calls and costs nothing."""
+    parts = [
+        originals(study, texts).with_columns(
+            pl.format("{}:{}:{}:{}", pl.lit(rewriter), pl.lit(name), pl.lit(pole), "text_id").alias(
+                "version_id"
+            ),
+            pl.lit(name).alias("axis"),
+            pl.lit(pole).alias("pole"),
+            pl.lit(rewriter).alias("rewriter"),
+        )
+        for name, axis in axes.items()
+        for pole, spec in axis.poles.items()
+        if spec.original
+    ]
+    return pl.concat(parts) if parts else originals(study, texts).clear()
 
 
 def all_versions(*parts: pl.DataFrame) -> pl.DataFrame:
