@@ -38,8 +38,8 @@ import polars as pl  # noqa: E402
 
 from judgelab.settings import PROJECT_ROOT  # noqa: E402
 from tasks.judging import providers  # noqa: E402
+from tasks.judging.cache import missing_calls  # noqa: E402
 from tasks.judging.grammar import score_grammar  # noqa: E402
-from tasks.judging.todo import missing_calls  # noqa: E402
 
 MODEL = "smollm2-135m-instruct"
 STUDIES = ("sentiment", "toxicity", "accuracy")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
@@ -14,6 +13,7 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from judgelab.settings import Settings
 from judgelab.study import Study
 from tasks import alerts, canary, stages
+from tasks.judging.cache import n_shards
 from tasks.judging.failures import JudgeFailure, JudgeFailures, judge_failures
 from tasks.judging.runlock import study_lock
 from tasks.report.stage import report_stage
@@ -56,7 +56,7 @@ def judge_all(
     shards = [
         (judge, shard, n)
         for judge, counts in before.items()
-        for n in [max(1, math.ceil(counts["missing"] / study.shard_size))]
+        for n in [n_shards(counts["missing"], study.shard_size)]
         for shard in range(n if counts["missing"] else 0)
     ]
     with study_lock(settings.data_dir / "locks", study.name):

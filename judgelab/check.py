@@ -81,7 +81,7 @@ def check_data(study: Study) -> None:
                     'label, and truth = "reference" grades against them'
                 )
         elif study.texts is not None:
-            from tasks.tone.texts import load_text_file
+            from tasks.benchmarks.tonetexts import load_text_file
 
             t = study.texts
             load_text_file(t.path, t.id_column, t.text_column, t.score_column, t.domain_column)

@@ -46,6 +46,11 @@ def load_manifest(path: Path = MANIFEST) -> dict[str, list[SourceFile]]:
     }
 
 
+def loader_of(source: str, path: Path = MANIFEST) -> str:
+    """The module that turns a source's files into tables (its manifest entry's `loader`)."""
+    return tomllib.loads(path.read_text())["sources"][source]["loader"]
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

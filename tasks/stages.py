@@ -33,10 +33,10 @@ from tasks.accuracy import consensus, verdict_impact
 from tasks.accuracy import metrics as accuracy
 from tasks.accuracy.verdicts import verdict_rows
 from tasks.judging import endpoints, keys, store
+from tasks.judging.cache import call_counts, missing_calls
 from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import Lane, plan_rows, run_lanes, run_shard
-from tasks.judging.todo import call_counts, missing_calls
 from tasks.kinds import kind
 from tasks.plan import build_plan
 from tasks.rating import (

@@ -85,7 +85,7 @@ def test_identical_texts_share_one_call() -> None:
     )
     plan = build_plan(study, items, load_scales())
     assert plan.height == 3 and plan["key"].n_unique() == 2
-    from tasks.judging.todo import call_counts
+    from tasks.judging.cache import call_counts
 
     counts = call_counts(plan, pl.DataFrame({"key": [plan["key"][0]]}))
     assert counts == {"smollm2-135m": {"planned": 2, "stored": 1, "missing": 1}}
@@ -104,7 +104,7 @@ def test_call_keys_are_stable_across_releases() -> None:
 def test_a_shard_keeps_calls_sharing_a_system_prompt_back_to_back() -> None:
     """Prefix reuse for local judges is a property of the shard's order, not of plan order:
     rows planned with their designs interleaved come out grouped by system prompt."""
-    from tasks.judging.todo import missing_calls
+    from tasks.judging.cache import missing_calls
 
     systems = ["Rate 1-7. Example: ...", "Rate 1-7.", "Rate -3..3, long guide " * 20]
     rows = [

@@ -116,3 +116,14 @@ def test_wrong_checksum_everywhere_fails_naming_the_file(tmp_path: Path) -> None
 def test_unknown_source_is_an_error(settings: Settings) -> None:
     with pytest.raises(FetchError, match="unknown source"):
         fetch(["nope"], settings)
+
+
+def test_every_source_names_a_loader_that_reads_its_files() -> None:
+    """Built-in benchmarks are read through the loader their manifest entry names."""
+    import importlib
+
+    from tasks.sources import loader_of
+
+    for source in load_manifest():
+        loader = importlib.import_module(loader_of(source))
+        assert callable(loader.from_files), source

@@ -25,8 +25,8 @@ def judge(study_file: str) -> None:
     from judgelab.study import load_study
     from tasks import warehouse
     from tasks.judging import store
+    from tasks.judging.cache import call_counts, missing_calls
     from tasks.judging.shard import run_shard
-    from tasks.judging.todo import call_counts, missing_calls
 
     settings, study = Settings(), load_study(Path(study_file))
     plan = warehouse.read_table(settings, "plan", study.name)

@@ -1,40 +1,44 @@
-"""Benchmark loaders: raw upstream files → validated `items` and `ratings` tables."""
+"""Benchmark loaders: raw upstream files → validated tables; a built-in set is read by the
+loader its data/sources.toml entry names, a user's file by its type's file loader."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
 
 import polars as pl
 
 from judgelab.settings import Settings
 from judgelab.study import Study
-from tasks.sources import extract_tar, fetch
+from tasks.benchmarks import hhrlhf
+from tasks.sources import fetch, loader_of
+
+# a study's `benchmark` and the manifest entry holding its files, where the names differ
+SOURCES = {"hhrlhf": hhrlhf.SOURCE}
+
+
+def builtin(study: Study, settings: Settings) -> object:
+    """A built-in benchmark's tables, fetched (checksum-verified) from data/raw, the mirror
+    or its origin, and read by the loader its data/sources.toml entry names (`from_files`)."""
+    source = SOURCES.get(study.benchmark, study.benchmark)
+    loader = importlib.import_module(loader_of(source))
+    return loader.from_files(fetch([source], settings), settings, study)
 
 
 def load(study: Study, settings: Settings) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Load a study's benchmark → (`items`, `ratings`): a user's file, or a built-in set
-    fetched (checksum-verified) from data/raw, the mirror or its origin."""
-    from tasks.benchmarks import convabuse, ratingfile, vader
+    """Load a rating study's benchmark → (`items`, `ratings`): a user's file or a built-in set."""
+    from tasks.benchmarks import ratingfile
 
     if study.data is not None:
         return ratingfile.load(study.data)
-    benchmark = study.benchmark
-    paths = fetch([benchmark], settings)
-    if benchmark == "vader":
-        folder = extract_tar(paths[0], settings.raw_dir / "vader" / "extracted")
-        return vader.load(folder / vader.ARCHIVE_DIR)
-    if benchmark == "convabuse":
-        return convabuse.load(Path(paths[0]).parent)
-    raise ValueError(f"no loader for benchmark {benchmark!r}; built in: vader, convabuse")
+    return builtin(study, settings)
 
 
 def load_qa(study: Study, settings: Settings) -> pl.DataFrame:
     """An accuracy study's question–answer items (`qa_items`), sampled here: TruthfulQA draws
     one candidate per question (`sample_size` questions); a user's file is sampled by domain."""
-    from tasks.benchmarks import qafile, truthfulqa
+    from tasks.benchmarks import qafile
     from tasks.plan import sample_items
 
     if study.qa_data is not None:
         return sample_items(qafile.load(study.qa_data), study.sample_size, study.seed)
-    (path,) = fetch([study.benchmark], settings)
-    return truthfulqa.load(Path(path), study.sample_size, study.share_correct, study.seed)
+    return builtin(study, settings)

@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from schemas.items import Items
 from schemas.ratings import Ratings
 from schemas.validate import TableError, validate
+
+if TYPE_CHECKING:  # annotations only
+    from judgelab.settings import Settings
+    from judgelab.study import Study
 
 SPLITS = ("train", "valid", "test")
 SEVERITIES = (1, 0, -1, -2, -3)
@@ -105,3 +110,8 @@ def load(folder: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     parts = [load_split(folder / f"ConvAbuseEMNLP{s}.csv", s) for s in SPLITS]
     items = pl.concat([p[0] for p in parts])
     return validate(items, Items), pl.concat([p[1] for p in parts])
+
+
+def from_files(paths: list[Path], settings: Settings, study: Study) -> tuple:
+    """The manifest's entry point (data/sources.toml `loader`): the fetched splits → tables."""
+    return load(Path(paths[0]).parent)

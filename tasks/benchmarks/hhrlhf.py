@@ -21,11 +21,16 @@ import gzip
 import json
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from schemas.validate import TableError
+
+if TYPE_CHECKING:  # annotations only
+    from judgelab.settings import Settings
+    from judgelab.study import Study
 
 log = logging.getLogger(__name__)
 
@@ -88,3 +93,8 @@ def load(path: Path, seed: int) -> pl.DataFrame:
             ", ".join(map(str, skipped[:20])),
         )
     return pl.DataFrame(rows, schema=dict.fromkeys(COLUMNS, pl.String), orient="row")
+
+
+def from_files(paths: list[Path], settings: Settings, study: Study) -> pl.DataFrame:
+    """The manifest's entry point (data/sources.toml `loader`): every usable pair."""
+    return load(Path(paths[0]), study.seed)

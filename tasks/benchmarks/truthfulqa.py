@@ -41,6 +41,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -49,6 +50,10 @@ from schemas.qa_items import QaItems
 from schemas.validate import TableError, validate
 from tasks.benchmarks.qa import qa_text
 from tasks.benchmarks.ratingfile import MAX_LISTED, read_table
+
+if TYPE_CHECKING:  # annotations only
+    from judgelab.settings import Settings
+    from judgelab.study import Study
 
 log = logging.getLogger(__name__)
 
@@ -225,3 +230,8 @@ def load(path: Path, n_questions: int, share_correct: float, seed: int) -> pl.Da
         c = pick if label else len(q.correct) + pick
         rows.append(_item(q, c, *pool[pick]))
     return _frame(rows)
+
+
+def from_files(paths: list[Path], settings: Settings, study: Study) -> pl.DataFrame:
+    """The manifest's entry point (data/sources.toml `loader`): the study's sampled pairs."""
+    return load(Path(paths[0]), study.sample_size, study.share_correct, study.seed)

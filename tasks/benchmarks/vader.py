@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -16,6 +17,10 @@ from schemas.items import Items
 from schemas.ratings import Ratings
 from schemas.validate import TableError, validate
 from tasks.benchmarks.textfile import cast_columns, read_delimited
+
+if TYPE_CHECKING:  # annotations only
+    from judgelab.settings import Settings
+    from judgelab.study import Study
 
 DOMAINS = ("tweets", "nytEditorialSnippets", "movieReviewSnippets", "amazonReviewSnippets")
 SCALE_MIN, SCALE_MAX = -4.0, 4.0
@@ -92,3 +97,11 @@ def load(folder: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     parts = [load_domain(folder, d) for d in DOMAINS]
     items = pl.concat([p[0] for p in parts])
     return validate(items, Items), pl.concat([p[1] for p in parts])
+
+
+def from_files(paths: list[Path], settings: Settings, study: Study) -> tuple:
+    """The manifest's entry point (data/sources.toml `loader`): the fetched archive → tables."""
+    from tasks.sources import extract_tar
+
+    folder = extract_tar(paths[0], settings.raw_dir / "vader" / "extracted")
+    return load(folder / ARCHIVE_DIR)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 from prefect import task
 
@@ -12,15 +10,14 @@ from judgelab.study import Study
 from schemas.pairs import Pairs
 from schemas.plan import DESIGN_COLUMNS
 from schemas.validate import validate
-from tasks import stages, warehouse
+from tasks import benchmarks, stages, warehouse
 from tasks.benchmarks import hhrlhf, pairfile
 from tasks.judging import store
+from tasks.judging.cache import call_counts
 from tasks.judging.scales import load_scales
-from tasks.judging.todo import call_counts
 from tasks.pairwise import analysis
 from tasks.pairwise.plan import build_plan
 from tasks.plan import sample_items
-from tasks.sources import fetch
 
 
 def pairs_table(study: Study, settings: Settings) -> pl.DataFrame:
@@ -29,8 +26,7 @@ def pairs_table(study: Study, settings: Settings) -> pl.DataFrame:
     if study.pairs is not None:
         frame = pairfile.load(study.pairs)
     else:
-        (path,) = fetch([hhrlhf.SOURCE], settings)
-        frame = hhrlhf.load(Path(path), study.seed)
+        frame = benchmarks.builtin(study, settings)
     frame = sample_items(frame, study.sample_size, study.seed, id_column="pair_id")
     return validate(frame.select(pl.lit(study.name).alias("study"), *hhrlhf.COLUMNS), Pairs)
 

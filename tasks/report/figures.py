@@ -62,7 +62,7 @@ SUBSET_N = {"all": "n_scored", "full": "n_full", "near": "n_near", "ambiguous": 
 ALPHA_CMAP = matplotlib.colormaps["viridis"].resampled(20)
 # an axes legend to the right of its axes (constrained layout makes room for it)
 OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)}
-CHECKS = ("facts", "length", "direction", "mtld", "similarity")
+CHECKS = ("facts", "length", "direction", "mtld", "similarity", "words")
 
 
 def styled(fn: Callable[..., Figure | None]) -> Callable[..., Figure | None]:

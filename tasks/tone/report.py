@@ -12,11 +12,14 @@ from tasks.report.drill import DrillSpec
 from tasks.report.panel import Panel
 
 TITLE = "Tone studies"
-INTRO = "The same facts worded with high and low confidence: does the evaluator reward the wording?"
+INTRO = (
+    "The same facts in two styles (confidence, fluency, verbosity, formatting): does the "
+    "evaluator reward the wording or the layout?"
+)
 # the header's reading note when a study of this type is in the report
 SCALE_NOTE = (
-    "Tone gaps are on the evaluator's overall 1–10 score; version A is the confident "
-    "(native) wording, B the hesitant (non-native) one."
+    "Tone gaps are on the evaluator's overall 1–10 score; version A is an axis's first pole "
+    "(confident, native, padded, bullets), B its second."
 )
 # the view with the run's main numbers (the summary artifact) and the columns read first
 MAIN_NUMBERS = (
@@ -106,6 +109,8 @@ GAP_COLUMNS = [
     "evaluator",
     "prompt_variant",
     "rewriter",
+    "axis",
+    "contrast",
     "n_texts",
     "gap",
     "gap_lo",
@@ -129,6 +134,6 @@ def console(settings: Settings, studies: list[str], table: pl.DataFrame) -> list
         table.drop("study"),
         "Only rewrites that pass every check are scored; a low pass rate means few versions "
         "(the embedded 135M model rarely keeps facts and length while moving the tone).\n"
-        "tbl_tone_gaps (gap = high − low confidence, overall 1–10):",
+        "tbl_tone_gaps (gap = pole A − pole B, see contrast; overall 1–10):",
         gaps.select(GAP_COLUMNS),
     ]

@@ -9,15 +9,14 @@ from judgelab.settings import Settings
 from judgelab.study import Study
 from schemas.rewrite_checks import RewriteChecks
 from schemas.validate import validate
-from tasks import stages, warehouse
+from tasks import benchmarks, stages, warehouse
+from tasks.benchmarks.tonetexts import load_text_file
 from tasks.judging import prompts, store
+from tasks.judging.cache import call_counts
 from tasks.judging.scales import load_scales
-from tasks.judging.todo import call_counts
 from tasks.plan import sample_items
-from tasks.sources import fetch
 from tasks.tone import analysis, checks, lexical, plan, scores, similarity, versions
 from tasks.tone.axes import load_axis
-from tasks.tone.texts import UKP_FOLDER, load_text_file, load_ukp
 
 
 def rewrite_part(study: Study) -> str:
@@ -39,9 +38,7 @@ def load_texts(study: Study, settings: Settings) -> int:
         t = study.texts
         texts = load_text_file(t.path, t.id_column, t.text_column, t.score_column, t.domain_column)
     else:
-        first = fetch(["ukpconvarg1"], settings)[0]
-        folder = next(p for p in first.parents if p.name == UKP_FOLDER)
-        texts = load_ukp(folder.parent)
+        texts = benchmarks.builtin(study, settings)
     texts = sample_items(texts, study.sample_size, study.seed, id_column="text_id")
     warehouse.write_table(settings, texts, "tone_texts", study.name)
     return texts.height

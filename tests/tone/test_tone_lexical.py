@@ -17,6 +17,7 @@ import polars as pl
 import pytest
 from conftest import mirror_dir
 
+from tasks.benchmarks.tonetexts import load_ukp
 from tasks.tone.axes import AXES_DIR, load_axis, parse_axis
 from tasks.tone.checks import (
     check_version,
@@ -27,7 +28,6 @@ from tasks.tone.checks import (
     words,
 )
 from tasks.tone.lexical import REWRITER, lexical_rewrite, lexical_versions
-from tasks.tone.texts import load_ukp
 
 CONF = load_axis("confidence")
 LONG = (

@@ -14,6 +14,7 @@ import pytest
 from conftest import mirror_dir
 
 from judgelab.study import Judge, Study
+from tasks.benchmarks.tonetexts import load_ukp
 from tasks.judging.scales import load_scales
 from tasks.tone import versions
 from tasks.tone.axes import AXES_DIR, AxisError, axis_poles, load_axis, parse_axis
@@ -23,7 +24,6 @@ from tasks.tone.lexical import lexical_rewrite, lexical_versions
 from tasks.tone.markdown import strip_markdown, structure
 from tasks.tone.plan import rewrite_plan
 from tasks.tone.similarity import local_backend_missing, similarity
-from tasks.tone.texts import load_ukp
 from tasks.tone.tokens import sentence_spans
 
 VERB, FORM, CONF = load_axis("verbosity"), load_axis("formatting"), load_axis("confidence")

@@ -11,7 +11,7 @@ import pytest
 from conftest import mirror_dir
 
 from schemas.validate import TableError
-from tasks.tone.texts import UKP_FOLDER, UKP_HEADER, load_text_file, load_ukp
+from tasks.benchmarks.tonetexts import UKP_FOLDER, UKP_HEADER, load_text_file, load_ukp
 
 UKP_DIR = mirror_dir() / "ukpconvarg1"
 

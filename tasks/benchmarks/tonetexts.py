@@ -27,6 +27,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -42,6 +43,10 @@ from tasks.benchmarks.ratingfile import (
     show,
 )
 from tasks.benchmarks.textfile import cast_columns, read_delimited
+
+if TYPE_CHECKING:  # annotations only
+    from judgelab.settings import Settings
+    from judgelab.study import Study
 
 UKP = "ukpconvarg1"
 UKP_FOLDER = "UKPConvArg1-Ranking-CSV"
@@ -192,3 +197,9 @@ def _check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Prob
         .filter(pl.col("_n") > 1)
     )
     problems.groups(repeats, roles["id"], lambda r: f"text id {show(r['_role_id'])} is repeated")
+
+
+def from_files(paths: list[Path], settings: Settings, study: Study) -> pl.DataFrame:
+    """The manifest's entry point (data/sources.toml `loader`): UKPConvArg1's texts."""
+    folder = next(p for p in Path(paths[0]).parents if p.name == UKP_FOLDER)
+    return load_ukp(folder.parent)

@@ -1,10 +1,14 @@
-"""What a plan still needs from the judges: planned / stored / missing calls, a shard's calls.
+"""The cache's arithmetic: what a plan still needs from the judges (planned / stored /
+missing calls), how many shards a judge's missing calls make, and a shard's calls.
 
 Pure functions of the plan and the done keys (store.done_keys); the judge stage, `plan` and
-the crash tests' kill driver share them.
+the crash tests' kill driver share them. The rest of the cache: keys.py (what a call is),
+store.py and journal.py (what is done), claims.py (who is making it now).
 """
 
 from __future__ import annotations
+
+import math
 
 import polars as pl
 
@@ -32,3 +36,8 @@ def missing_calls(
     calls = plan.filter(pl.col("judge") == judge).unique("key").sort("messages", "key")
     position = pl.int_range(pl.len(), dtype=pl.Int64) * n_shards // pl.len()
     return calls.filter(position == shard).join(done, on="key", how="anti", maintain_order="left")
+
+
+def n_shards(missing: int, shard_size: int) -> int:
+    """Shards a judge's missing calls make (Prefect tasks of at most `shard_size` calls)."""
+    return max(1, math.ceil(missing / shard_size))
