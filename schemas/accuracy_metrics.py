@@ -5,16 +5,13 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.consensus import SUBSETS
+from schemas.design import Design
 
 ACCURACY_SUBSETS = ("all", *SUBSETS)
 TRUTHS = ("reference", "consensus")  # what an item's truth is taken from
 
 
-class AccuracyMetrics(pa.DataFrameModel):
-    study: str
-    judge: str
-    model: str
-    prompt_level: str
+class AccuracyMetrics(Design):
     reasoning_effort: str
     subset: str = pa.Field(isin=list(ACCURACY_SUBSETS))
     n_items: int = pa.Field(ge=0)  # the design's planned items in the subset that have a truth

@@ -2,12 +2,10 @@
 
 import pandera.polars as pa
 
+from schemas.design import Design
 
-class DesignCosts(pa.DataFrameModel):
-    study: str
-    judge: str
-    model: str
-    prompt_level: str
+
+class DesignCosts(Design):
     scale: str
     reasoning_effort: str
     n_planned: int = pa.Field(ge=0)

@@ -12,12 +12,10 @@ The first batch is the reference of the others (compare = "first") or of the nex
 
 import pandera.polars as pa
 
+from schemas.design import Design
 
-class Drift(pa.DataFrameModel):
-    study: str
-    judge: str
-    model: str
-    prompt_level: str
+
+class Drift(Design):
     scale: str
     reasoning_effort: str
     bucket: str  # the bucket's start, "2026-12-01" (days) or "2026-12-01T12:00" (hours)

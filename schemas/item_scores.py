@@ -2,13 +2,11 @@
 
 import pandera.polars as pa
 
+from schemas.design import Design
 
-class ItemScores(pa.DataFrameModel):
-    study: str
+
+class ItemScores(Design):
     kind: str
-    judge: str
-    model: str
-    prompt_level: str
     scale: str
     item_id: str
     n_ok: int = pa.Field(ge=1)  # ok repeats averaged

@@ -3,14 +3,12 @@ preferred answer, and the order-combined verdict's agreement with the human labe
 
 import pandera.polars as pa
 
+from schemas.design import Design
+
 SHARE = {"ge": 0, "le": 1, "nullable": True}
 
 
-class PairwiseAgreement(pa.DataFrameModel):
-    study: str
-    judge: str
-    model: str
-    prompt_level: str
+class PairwiseAgreement(Design):
     reasoning_effort: str
     n_decisive: int = pa.Field(ge=0)  # parsed calls naming answer a or b (both orders)
     win_rate_a: float = pa.Field(**SHARE)  # share of them naming answer a

@@ -3,14 +3,12 @@ position bias with its bootstrap interval and sign test (tasks/pairwise/analysis
 
 import pandera.polars as pa
 
+from schemas.design import Design
+
 SHARE = {"ge": 0, "le": 1, "nullable": True}
 
 
-class PairwisePosition(pa.DataFrameModel):
-    study: str
-    judge: str
-    model: str
-    prompt_level: str
+class PairwisePosition(Design):
     reasoning_effort: str
     n_pairs: int = pa.Field(ge=0)
     n_calls: int = pa.Field(ge=0)  # planned calls: pairs × 2 orders × repeats

@@ -3,14 +3,11 @@
 import pandera.polars as pa
 import polars as pl
 
+from schemas.design import Design
 from tasks.judging.parse import STATUSES
 
 
-class PairwiseVerdicts(pa.DataFrameModel):
-    study: str
-    judge: str
-    model: str
-    prompt_level: str
+class PairwiseVerdicts(Design):
     reasoning_effort: str  # e.g. "default", "low", or "n/a"
     pair_id: str
     shown_first: str = pa.Field(isin=["a", "b"])  # the answer shown first, as "Answer A"

@@ -3,6 +3,8 @@
 import pandera.polars as pa
 import polars as pl
 
+from schemas.design import Design
+
 # percentile-bootstrap 95% intervals (null when not bootstrapped or fewer than 2 items)
 CI_PAIRS = (("bias_lo", "bias_hi"), ("mae_lo", "mae_hi"), ("alpha_lo", "alpha_hi"))
 
@@ -15,12 +17,8 @@ def ci_ordered(data: pa.PolarsData) -> pl.LazyFrame:
     )
 
 
-class RatingMetrics(pa.DataFrameModel):
-    study: str
+class RatingMetrics(Design):
     kind: str
-    judge: str
-    model: str
-    prompt_level: str
     scale: str
     n_planned: int = pa.Field(ge=0)  # planned calls (items × repeats)
     n_items: int = pa.Field(ge=0)  # items with at least one ok score

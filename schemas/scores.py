@@ -2,6 +2,7 @@
 
 import pandera.polars as pa
 
+from schemas.design import Design
 from tasks.judging.parse import STATUSES
 
 # the columns that name a design in every analysis table; a baseline classifier is a design
@@ -10,14 +11,10 @@ DESIGN = ["study", "kind", "judge", "model", "prompt_level", "scale"]
 KINDS = ("judge", "baseline")
 
 
-class Scores(pa.DataFrameModel):
+class Scores(Design):
     key: str  # the call's key; a baseline row's key hashes baseline and text
-    study: str
     kind: str = pa.Field(isin=KINDS)
-    judge: str
-    model: str
     task: str
-    prompt_level: str
     prompt_version: str
     scale: str
     item_id: str

@@ -4,16 +4,13 @@ change against the same judge and effort on the base prompt, on items both desig
 import pandera.polars as pa
 
 from schemas.accuracy_metrics import ACCURACY_SUBSETS
+from schemas.design import Design
 
 RATES = ("wrong_to_right", "right_to_wrong", "true_to_false", "false_to_true")
 
 
-class SwitchRates(pa.DataFrameModel):
-    study: str
-    judge: str
-    model: str
+class SwitchRates(Design):
     reasoning_effort: str
-    prompt_level: str  # the level compared with "base" (short_icl, long_icl)
     subset: str = pa.Field(isin=list(ACCURACY_SUBSETS))
     n_items: int = pa.Field(ge=0)  # items both designs resolved that have a truth
     n_no_truth: int = pa.Field(ge=0)  # items both resolved but without a truth: left out

@@ -3,6 +3,7 @@
 import pandera.polars as pa
 import polars as pl
 
+from schemas.design import Design
 from tasks.judging.parse import STATUSES
 
 # the columns that name a design in every accuracy table; "model" as a design choice compares
@@ -12,11 +13,7 @@ BASE_LEVEL = "base"
 EFFORT_NA = "n/a"  # the provider has no reasoning-effort control: never a real effort level
 
 
-class Verdicts(pa.DataFrameModel):
-    study: str
-    judge: str
-    model: str
-    prompt_level: str  # "base", "short_icl", "long_icl"
+class Verdicts(Design):
     reasoning_effort: str  # e.g. "default", "low", or "n/a"
     item_id: str
     repeat: int = pa.Field(ge=0)
