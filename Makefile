@@ -25,11 +25,11 @@ browser:  ## Debian's Chromium for the report's browser test (installed when run
 		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
 		>/dev/null; } || echo "chromium is not installed: the browser test will be skipped"
 
-test: setup browser  ## the whole test suite, slow end-to-end runs included
-	$(BIN)/python -m pytest
+test: setup browser  ## the whole test suite, slow end-to-end runs included, on two workers
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 test-fast: setup  ## skip the end-to-end runs
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -n 2 -m "not slow"
 
 lint: setup
 	$(BIN)/ruff check .

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,12 @@ import pytest
 
 from judgelab.env import apply_defaults
 
+if worker := os.environ.get("PYTEST_XDIST_WORKER"):
+    # `pytest -n 2` (make test): each worker gets a Prefect home of its own (a temporary
+    # server's database is not shared) and one llama.cpp thread (two spin-waiting threads
+    # per worker on two cores stall each other)
+    os.environ["PREFECT_HOME"] = str(Path(tempfile.gettempdir()) / f"judgelab-prefect-{worker}")
+    os.environ.setdefault("JUDGELAB_LOCAL_THREADS", "1")
 apply_defaults()
 # the test double `fake/…` (judgelab/testing/fake_provider.py) is registered in this process
 # and in every judgelab command a test starts (they inherit the environment)
