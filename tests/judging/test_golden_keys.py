@@ -11,6 +11,7 @@ import pytest
 
 from judgelab.study import Study
 from tasks.judging.scales import load_scales
+from tasks.pairwise.plan import build_plan as pairwise_plan
 from tasks.plan import build_plan
 from tasks.tone.plan import eval_plan
 
@@ -28,7 +29,17 @@ GOLDEN = {
     "rating": "20db5ed3bd30639bfa121ccf70bdc0a9a34b22303fa62b70918b0e75829f6353",
     "accuracy": "8ec2954edfee370cbcce453eea666cb341ae4324610f19d11836659b9ee6e321",
     "tone": "24e7427759975857b2abe0f0281b5faf7aa2ab33f06f6f1afd9653010690df93",
+    # pairwise: pinned at the release that added the type
+    "pairwise": "536534593c3fa22a73ec55728579f0b68a49c4e6684ff6dc88979c6a24d2921d",
 }
+PAIRS = pl.DataFrame(
+    {
+        "pair_id": ["p1", "p2"],
+        "context": ["Human: Is it safe?", "Human: Say hi."],
+        "answer_a": ["Yes, with care.", "Hi!"],
+        "answer_b": ["I can't say.", "Hello there."],
+    }
+)
 
 
 def study(kind: str) -> Study:
@@ -54,6 +65,14 @@ def study(kind: str) -> Study:
             "scales": ["verdict"],
             "reasoning_efforts": ["default", "low"],
         }
+    elif kind == "pairwise":
+        doc |= {
+            "task": "pairwise",
+            "benchmark": "hhrlhf",
+            "prompt_levels": ["base", "long_icl"],
+            "scales": ["winner"],
+            "reasoning_efforts": ["default", "low"],
+        }
     else:
         doc |= {
             "task": "tone_argument",
@@ -68,6 +87,8 @@ def plan(kind: str) -> pl.DataFrame:
     s = study(kind)
     if kind == "tone":
         return eval_plan(s, TEXTS.rename({"item_id": "version_id"}), SCALES)
+    if kind == "pairwise":
+        return pairwise_plan(s, PAIRS, SCALES)
     return build_plan(s, TEXTS, SCALES)
 
 
@@ -75,7 +96,7 @@ def digest(keys: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(keys)).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("kind", ["rating", "accuracy", "tone"])
+@pytest.mark.parametrize("kind", ["rating", "accuracy", "tone", "pairwise"])
 def test_repeat_zero_keys_are_the_first_releases(kind: str) -> None:
     p = plan(kind)
     first = p.filter(pl.col("repeat") == 0)
@@ -83,7 +104,7 @@ def test_repeat_zero_keys_are_the_first_releases(kind: str) -> None:
     assert digest(first["key"].to_list()) == GOLDEN[kind]
 
 
-@pytest.mark.parametrize("kind", ["rating", "accuracy", "tone"])
+@pytest.mark.parametrize("kind", ["rating", "accuracy", "tone", "pairwise"])
 def test_repeat_r_sends_seed_plus_r(kind: str) -> None:
     p = plan(kind).with_columns(
         pl.col("params").map_elements(lambda s: json.loads(s)["seed"], pl.Int64).alias("seed")
