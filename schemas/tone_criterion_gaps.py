@@ -1,6 +1,6 @@
 """tone_criterion_gaps: per tone comparison and rubric criterion, the gap A − B in the
 criterion's 1–4 score. The family of the Wilcoxon tests is every row of one study (criteria ×
-evaluators × prompt variants × rewriters × axes); wilcoxon_p_holm / _bh are adjusted over it."""
+judges × prompt levels × rewriters × axes); wilcoxon_p_holm / _bh are adjusted over it."""
 
 import pandera.polars as pa
 import polars as pl
@@ -8,9 +8,9 @@ import polars as pl
 
 class ToneCriterionGaps(pa.DataFrameModel):
     study: str
-    evaluator: str
+    judge: str
     model: str
-    prompt_variant: str
+    prompt_level: str
     rewriter: str
     axis: str
     criterion: str
@@ -27,7 +27,7 @@ class ToneCriterionGaps(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ("study", "evaluator", "prompt_variant", "rewriter", "axis", "criterion")
+        unique = ("study", "judge", "prompt_level", "rewriter", "axis", "criterion")
 
     @pa.dataframe_check
     def interval_ordered(cls, data: pa.PolarsData) -> pl.LazyFrame:

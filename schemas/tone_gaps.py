@@ -1,8 +1,8 @@
-"""tone_gaps: per study × evaluator × prompt variant × rewriter × axis, how much higher the
-evaluator scores pole A of the same text than pole B, against its own repeat noise.
+"""tone_gaps: per study × judge × prompt level × rewriter × axis, how much higher the
+judge scores pole A of the same text than pole B, against its own repeat noise.
 
-Multiple comparisons: the family of the Wilcoxon tests is every row of one study (evaluators ×
-prompt variants × rewriters × axes); wilcoxon_p_holm / wilcoxon_p_bh are adjusted over it."""
+Multiple comparisons: the family of the Wilcoxon tests is every row of one study (judges ×
+prompt levels × rewriters × axes); wilcoxon_p_holm / wilcoxon_p_bh are adjusted over it."""
 
 import pandera.polars as pa
 import polars as pl
@@ -17,9 +17,9 @@ TONE_CI_PAIRS = (
 
 class ToneGaps(pa.DataFrameModel):
     study: str
-    evaluator: str
+    judge: str
     model: str
-    prompt_variant: str
+    prompt_level: str
     rewriter: str
     axis: str
     pole_a: str  # "high" / "native"
@@ -61,7 +61,7 @@ class ToneGaps(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ("study", "evaluator", "prompt_variant", "rewriter", "axis")
+        unique = ("study", "judge", "prompt_level", "rewriter", "axis")
 
     @pa.dataframe_check
     def intervals_ordered(cls, data: pa.PolarsData) -> pl.LazyFrame:

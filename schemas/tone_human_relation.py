@@ -1,4 +1,4 @@
-"""tone_human_relation: per tone comparison, whether the evaluator tracks the human rating on
+"""tone_human_relation: per tone comparison, whether the judge tracks the human rating on
 the originals, and whether the tone gap grows or shrinks with it. Each p column is adjusted
 (Holm, Benjamini–Hochberg) over its own family: that column's tests in one study."""
 
@@ -7,9 +7,9 @@ import pandera.polars as pa
 
 class ToneHumanRelation(pa.DataFrameModel):
     study: str
-    evaluator: str
+    judge: str
     model: str
-    prompt_variant: str
+    prompt_level: str
     rewriter: str
     axis: str
     n_originals: int = pa.Field(ge=0)  # its texts with an ok original and a human score
@@ -25,4 +25,4 @@ class ToneHumanRelation(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ("study", "evaluator", "prompt_variant", "rewriter", "axis")
+        unique = ("study", "judge", "prompt_level", "rewriter", "axis")

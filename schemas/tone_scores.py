@@ -1,5 +1,5 @@
 """tone_scores: one row per evaluation call of the tone stress test (an original text or one of
-its style rewrites, scored by an evaluator under a prompt variant), with its status."""
+its style rewrites, scored by a judge under a prompt level), with its status."""
 
 import pandera.polars as pa
 import polars as pl
@@ -11,17 +11,17 @@ ORIGINAL = "original"  # the pole of an unrewritten text
 NO_REWRITER = "none"  # the rewriter of an unrewritten text
 # per style axis (pole A, pole B), from prompts/tone/axes/*.toml in file order; every gap is A − B
 TONE_POLES = axis_poles()
-# the columns that name one comparison in every tone table (model follows the evaluator)
-TONE_DESIGN = ["study", "evaluator", "model", "prompt_variant", "rewriter", "axis"]
+# the columns that name one comparison in every tone table (model follows the judge)
+TONE_DESIGN = ["study", "judge", "model", "prompt_level", "rewriter", "axis"]
 OVERALL_RANGE = (1.0, 10.0)
 CRITERION_RANGE = (1.0, 4.0)
 
 
 class ToneScores(pa.DataFrameModel):
     study: str
-    evaluator: str  # the judge's name
+    judge: str  # the judge's name
     model: str  # its litellm model string
-    prompt_variant: str  # "plain", "style_attention" (positive control), "fact_first" (defence)
+    prompt_level: str  # "plain", "style_attention" (positive control), "fact_first" (defence)
     text_id: str
     axis: str  # "confidence" or "fluency"; the original's own label is not used for pairing
     pole: str = pa.Field(isin=[ORIGINAL, *(p for pair in TONE_POLES.values() for p in pair)])
@@ -36,8 +36,8 @@ class ToneScores(pa.DataFrameModel):
         strict = True
         unique = (
             "study",
-            "evaluator",
-            "prompt_variant",
+            "judge",
+            "prompt_level",
             "rewriter",
             "axis",
             "text_id",

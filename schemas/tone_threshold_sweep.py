@@ -6,9 +6,9 @@ import pandera.polars as pa
 
 class ToneThresholdSweep(pa.DataFrameModel):
     study: str
-    evaluator: str
+    judge: str
     model: str
-    prompt_variant: str
+    prompt_level: str
     rewriter: str
     axis: str
     threshold: float
@@ -20,4 +20,4 @@ class ToneThresholdSweep(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ("study", "evaluator", "prompt_variant", "rewriter", "axis", "threshold")
+        unique = ("study", "judge", "prompt_level", "rewriter", "axis", "threshold")

@@ -1,4 +1,4 @@
-"""tone_version_scores: per study × evaluator × prompt variant × rewriter × axis × text × pole,
+"""tone_version_scores: per study × judge × prompt level × rewriter × axis × text × pole,
 how one version of a text scored over its repeats."""
 
 import pandera.polars as pa
@@ -6,9 +6,9 @@ import pandera.polars as pa
 
 class ToneVersionScores(pa.DataFrameModel):
     study: str
-    evaluator: str
+    judge: str
     model: str
-    prompt_variant: str
+    prompt_level: str
     rewriter: str
     axis: str
     text_id: str
@@ -22,4 +22,4 @@ class ToneVersionScores(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ("study", "evaluator", "prompt_variant", "rewriter", "axis", "text_id", "pole")
+        unique = ("study", "judge", "prompt_level", "rewriter", "axis", "text_id", "pole")

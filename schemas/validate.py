@@ -27,11 +27,15 @@ def validate(
     origin: pl.DataFrame | None = None,
     max_listed: int = 20,
 ) -> pl.DataFrame:
-    """Validate lazily (all problems at once); `origin` has `_file`/`_line` per row of `frame`."""
+    """Validate lazily (all problems at once); `origin` has `_file`/`_line` per row of `frame`.
+    A valid frame comes back in the schema's column order, so parts of one table written by
+    different producers concatenate."""
     import pandera.errors
 
     try:
-        return model.validate(frame, lazy=True)
+        valid = model.validate(frame, lazy=True)
+        columns = list(model.to_schema().columns)
+        return valid.select(columns) if set(columns) == set(valid.columns) else valid
     except pandera.errors.SchemaErrors as exc:
         cases = exc.failure_cases
         lines = []

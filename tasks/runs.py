@@ -22,7 +22,7 @@ SNAPSHOTS: dict[str, tuple[list[str], list[str]]] = {
         ["n_scored", "accuracy", "leniency", "unparseable_rate"],
     ),
     "tone_gaps": (
-        ["evaluator", "prompt_variant", "rewriter", "axis"],
+        ["judge", "prompt_level", "rewriter", "axis"],
         ["n_texts", "gap", "noise_yardstick", "win_ratio"],
     ),
     "pairwise_position": (

@@ -17,7 +17,7 @@ from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT, Settings
 from schemas.dim_order import DimOrder
 from schemas.validate import validate
-from tasks import cuts, dims
+from tasks import cuts, dims, upgrade
 from tasks.judging import store
 
 SQL_DIR = PROJECT_ROOT / "sql"
@@ -139,6 +139,7 @@ def publish_views(settings: Settings, orders: dims.Orders | None = None) -> list
     dest.parent.mkdir(parents=True, exist_ok=True)
     orders = dims.read_orders() if orders is None else orders
     write_table(settings, validate(dims.order_frame(orders), DimOrder), "dim_order", "orders")
+    upgrade.upgrade_warehouse(settings.warehouse_dir)  # parts an earlier version wrote
     ensure_tables(settings)
     store.ensure_store(settings.store_dir)
     names = []

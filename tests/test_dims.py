@@ -83,9 +83,9 @@ def test_today_orders_hold_in_the_views(settings: Settings) -> None:
         _rows(
             "tone_gaps",
             study=["t"] * len(tone),
-            evaluator=["e"] * len(tone),
+            judge=["e"] * len(tone),
             rewriter=["llm"] * len(tone),
-            prompt_variant=[v for v, _ in tone],
+            prompt_level=[v for v, _ in tone],
             axis=[a for _, a in tone],
         ),
         "tone_gaps",
@@ -128,7 +128,7 @@ def test_today_orders_hold_in_the_views(settings: Settings) -> None:
     )
     expected = [(lv, e) for lv in [*LEVELS, "zz_level"] for e in [*EFFORTS, "n/a"]]
     assert design.rows() == expected
-    gaps = warehouse.query(settings, "select prompt_variant, axis from tbl_tone_gaps")
+    gaps = warehouse.query(settings, "select prompt_level, axis from tbl_tone_gaps")
     axes = ["confidence", "fluency", "zz_axis"]
     assert gaps.rows() == [(v, a) for v in [*VARIANTS, "zz_variant"] for a in axes]
     assert warehouse.query(

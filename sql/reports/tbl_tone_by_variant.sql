@@ -11,31 +11,31 @@
 -- defence_removes_gap_holm / _bh: plain's adjusted p is below 0.05 ('n/a' if not) and
 -- fact_first's unadjusted p is not. The absence of a gap is judged without adjustment on
 -- purpose: adjusting would make "no gap left" easier to claim, not harder.
--- Other prompt variants are in tbl_tone_gaps.
+-- Other prompt levels are in tbl_tone_gaps.
 create or replace view tbl_tone_by_variant as
 with wide as (
-    select study, evaluator, rewriter, axis,
+    select study, judge, rewriter, axis,
            any_value(pole_a || ' vs ' || pole_b) as contrast,
-           any_value(gap) filter (where prompt_variant = 'plain') as g_p,
-           any_value(gap_lo) filter (where prompt_variant = 'plain') as lo_p,
-           any_value(gap_hi) filter (where prompt_variant = 'plain') as hi_p,
-           any_value(wilcoxon_p_holm) filter (where prompt_variant = 'plain') as holm_p,
-           any_value(wilcoxon_p_bh) filter (where prompt_variant = 'plain') as bh_p,
-           any_value(gap) filter (where prompt_variant = 'style_attention') as g_s,
-           any_value(gap_lo) filter (where prompt_variant = 'style_attention') as lo_s,
-           any_value(gap_hi) filter (where prompt_variant = 'style_attention') as hi_s,
-           any_value(wilcoxon_p_holm) filter (where prompt_variant = 'style_attention') as holm_s,
-           any_value(wilcoxon_p_bh) filter (where prompt_variant = 'style_attention') as bh_s,
-           any_value(gap) filter (where prompt_variant = 'fact_first') as g_f,
-           any_value(gap_lo) filter (where prompt_variant = 'fact_first') as lo_f,
-           any_value(gap_hi) filter (where prompt_variant = 'fact_first') as hi_f,
-           any_value(wilcoxon_p) filter (where prompt_variant = 'fact_first') as p_f
+           any_value(gap) filter (where prompt_level = 'plain') as g_p,
+           any_value(gap_lo) filter (where prompt_level = 'plain') as lo_p,
+           any_value(gap_hi) filter (where prompt_level = 'plain') as hi_p,
+           any_value(wilcoxon_p_holm) filter (where prompt_level = 'plain') as holm_p,
+           any_value(wilcoxon_p_bh) filter (where prompt_level = 'plain') as bh_p,
+           any_value(gap) filter (where prompt_level = 'style_attention') as g_s,
+           any_value(gap_lo) filter (where prompt_level = 'style_attention') as lo_s,
+           any_value(gap_hi) filter (where prompt_level = 'style_attention') as hi_s,
+           any_value(wilcoxon_p_holm) filter (where prompt_level = 'style_attention') as holm_s,
+           any_value(wilcoxon_p_bh) filter (where prompt_level = 'style_attention') as bh_s,
+           any_value(gap) filter (where prompt_level = 'fact_first') as g_f,
+           any_value(gap_lo) filter (where prompt_level = 'fact_first') as lo_f,
+           any_value(gap_hi) filter (where prompt_level = 'fact_first') as hi_f,
+           any_value(wilcoxon_p) filter (where prompt_level = 'fact_first') as p_f
     from stg_tone_gaps
-    where prompt_variant in ('plain', 'style_attention', 'fact_first')
-    group by study, evaluator, rewriter, axis
+    where prompt_level in ('plain', 'style_attention', 'fact_first')
+    group by study, judge, rewriter, axis
 )
 select study,
-       evaluator,
+       judge,
        rewriter,
        axis,
        contrast,
@@ -67,5 +67,5 @@ select study,
             when p_f is null then null
             when below(p_f, 0.05) then 'no' else 'yes' end as defence_removes_gap_bh
 from wide
-order by study, evaluator, rewriter = 'lexical' desc, rewriter,
+order by study, judge, rewriter = 'lexical' desc, rewriter,
          sort_pos('axis', axis), axis;

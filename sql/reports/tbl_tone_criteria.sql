@@ -2,13 +2,13 @@
 -- scored on both versions, with its 95% bootstrap CI and the paired Wilcoxon p.
 -- Multiple comparisons ("If the differences look random, the evaluator is more robust": of
 -- many criterion gaps some look real by chance): the family is every criterion test of the
--- study, i.e. all its rows here (criteria × evaluators × prompt variants × rewriters × axes);
+-- study, i.e. all its rows here (criteria × judges × prompt levels × rewriters × axes);
 -- wilcoxon_p_holm / wilcoxon_p_bh are the p adjusted over it by Holm and Benjamini–Hochberg;
 -- sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
 create or replace view tbl_tone_criteria as
 select study,
-       evaluator,
-       prompt_variant,
+       judge,
+       prompt_level,
        rewriter,
        axis,
        criterion,
@@ -26,7 +26,7 @@ select study,
        sig_label(wilcoxon_p_bh) as sig_bh,
        round(rank_biserial, 3) as rank_biserial
 from stg_tone_criterion_gaps
-order by study, evaluator,
-         sort_pos('prompt_level', prompt_variant),
-         prompt_variant, rewriter = 'lexical' desc, rewriter,
+order by study, judge,
+         sort_pos('prompt_level', prompt_level),
+         prompt_level, rewriter = 'lexical' desc, rewriter,
          sort_pos('axis', axis), axis, criterion;

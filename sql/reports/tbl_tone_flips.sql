@@ -3,8 +3,8 @@
 -- (net > 0: the style of pole A buys passes), with both poles' pass rates.
 create or replace view tbl_tone_flips as
 select study,
-       evaluator,
-       prompt_variant,
+       judge,
+       prompt_level,
        rewriter,
        axis,
        threshold,
@@ -15,7 +15,7 @@ select study,
        round(100 * share_flip_b_pass, 1) as flip_b_pass_pct,
        round(100 * (share_flip_a_pass - share_flip_b_pass), 1) as net_flip_pct
 from stg_tone_threshold_sweep
-order by study, evaluator,
-         sort_pos('prompt_level', prompt_variant),
-         prompt_variant, rewriter = 'lexical' desc, rewriter,
+order by study, judge,
+         sort_pos('prompt_level', prompt_level),
+         prompt_level, rewriter = 'lexical' desc, rewriter,
          sort_pos('axis', axis), axis, threshold;

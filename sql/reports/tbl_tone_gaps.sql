@@ -9,13 +9,13 @@
 -- b_vs_orig: each version's gap to the unrewritten original.
 -- Multiple comparisons ("If the differences look random, the evaluator is more robust": among
 -- many gaps some look real by chance): the family is every gap test of the study, i.e. all its
--- rows here (evaluators × prompt variants × rewriters × axes). wilcoxon_p_holm (family-wise error)
+-- rows here (judges × prompt levels × rewriters × axes). wilcoxon_p_holm (family-wise error)
 -- and wilcoxon_p_bh (false discovery rate, Benjamini–Hochberg) are the Wilcoxon p adjusted over
 -- it; sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
 create or replace view tbl_tone_gaps as
 select study,
-       evaluator,
-       prompt_variant,
+       judge,
+       prompt_level,
        rewriter,
        axis,
        pole_a || ' vs ' || pole_b as contrast,
@@ -47,7 +47,7 @@ select study,
        round(100 * ok_rate_a, 1) as ok_a_pct,
        round(100 * ok_rate_b, 1) as ok_b_pct
 from stg_tone_gaps
-order by study, evaluator,
-         sort_pos('prompt_level', prompt_variant),
-         prompt_variant, rewriter = 'lexical' desc, rewriter,
+order by study, judge,
+         sort_pos('prompt_level', prompt_level),
+         prompt_level, rewriter = 'lexical' desc, rewriter,
          sort_pos('axis', axis), axis;

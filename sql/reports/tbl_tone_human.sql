@@ -2,14 +2,14 @@
 -- worse texts? Spearman rho (p) of the original's mean score with the human rating, and of the
 -- per-text gap A − B with the human rating (rho > 0: the gap grows with human-rated quality).
 -- Multiple comparisons ("If the differences look random, the evaluator is more robust"): each
--- p column is its own family, that column's tests in the study (one per row: evaluators ×
--- prompt variants × rewriters × axes), adjusted by Holm (_holm) and Benjamini–Hochberg (_bh).
+-- p column is its own family, that column's tests in the study (one per row: judges ×
+-- prompt levels × rewriters × axes), adjusted by Holm (_holm) and Benjamini–Hochberg (_bh).
 -- Comparisons that share their texts repeat the same p_original test, so its correction is
 -- conservative.
 create or replace view tbl_tone_human as
 select study,
-       evaluator,
-       prompt_variant,
+       judge,
+       prompt_level,
        rewriter,
        axis,
        n_originals,
@@ -23,7 +23,7 @@ select study,
        p_gap_human_holm,
        p_gap_human_bh
 from stg_tone_human_relation
-order by study, evaluator,
-         sort_pos('prompt_level', prompt_variant),
-         prompt_variant, rewriter = 'lexical' desc, rewriter,
+order by study, judge,
+         sort_pos('prompt_level', prompt_level),
+         prompt_level, rewriter = 'lexical' desc, rewriter,
          sort_pos('axis', axis), axis;

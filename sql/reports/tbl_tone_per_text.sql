@@ -1,16 +1,16 @@
--- Per text and evaluator: each version's mean score and repeat SD (noise), and the gap A − B.
+-- Per text and judge: each version's mean score and repeat SD (noise), and the gap A − B.
 -- Pole A is "high" (confidence) or "native" (fluency); the original is shown for reference.
 create or replace view tbl_tone_per_text as
 with v as (
     select s.*, o.mean_overall as original_mean
     from stg_tone_version_scores s
     left join (
-        select distinct study, evaluator, prompt_variant, text_id, mean_overall
+        select distinct study, judge, prompt_level, text_id, mean_overall
         from stg_tone_version_scores where pole = 'original'
-    ) o using (study, evaluator, prompt_variant, text_id)
+    ) o using (study, judge, prompt_level, text_id)
     where s.pole <> 'original'
 )
-select study, evaluator, prompt_variant, rewriter, axis, text_id,
+select study, judge, prompt_level, rewriter, axis, text_id,
        round(max(original_mean), 2) as original_mean,
        round(max(mean_overall) filter (where pole in ('high', 'native')), 2) as a_mean,
        round(max(sd_overall) filter (where pole in ('high', 'native')), 2) as a_sd,
@@ -19,5 +19,5 @@ select study, evaluator, prompt_variant, rewriter, axis, text_id,
        round(max(mean_overall) filter (where pole in ('high', 'native'))
              - max(mean_overall) filter (where pole in ('low', 'non_native')), 2) as gap
 from v
-group by study, evaluator, prompt_variant, rewriter, axis, text_id
-order by study, evaluator, prompt_variant, rewriter, axis, text_id;
+group by study, judge, prompt_level, rewriter, axis, text_id
+order by study, judge, prompt_level, rewriter, axis, text_id;

@@ -1,8 +1,8 @@
--- One row per study × evaluator × prompt variant × rewriter × axis: the gap A − B, computed by
+-- One row per study × judge × prompt level × rewriter × axis: the gap A − B, computed by
 -- tasks/tone/analysis.py (bootstrap CI, Wilcoxon with Holm / BH p over the study's gap tests,
 -- repeat-noise yardstick, wins, verdict flips).
 create or replace view stg_tone_gaps as
-select study, evaluator, model, prompt_variant, rewriter, axis, pole_a, pole_b, threshold,
+select study, judge, model, prompt_level, rewriter, axis, pole_a, pole_b, threshold,
        ok_rate_a, ok_rate_b, n_texts, mean_a, mean_b, gap, gap_lo, gap_hi, wilcoxon_p,
        wilcoxon_p_holm, wilcoxon_p_bh, rank_biserial, noise_sd, repeats_hmean, noise_yardstick,
        gap_to_noise, distinguishable, n_a_wins, n_b_wins, n_ties, win_ratio, n_flip_a_pass,

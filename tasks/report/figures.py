@@ -602,16 +602,14 @@ def switch_rates(frame: pl.DataFrame) -> Figure | None:
 
 def _tone_groups(frame: pl.DataFrame) -> list[tuple]:
     return (
-        frame.select("evaluator", "prompt_variant", "rewriter", "axis")
-        .unique(maintain_order=True)
-        .rows()
+        frame.select("judge", "prompt_level", "rewriter", "axis").unique(maintain_order=True).rows()
     )
 
 
 def _tone_label(group: tuple, frame: pl.DataFrame) -> str:
-    """evaluator · prompt variant, plus rewriter and axis only when the study has several."""
-    evaluator, variant, rewriter, axis = group
-    parts = [evaluator, variant]
+    """judge · prompt level, plus rewriter and axis only when the study has several."""
+    judge, level, rewriter, axis = group
+    parts = [judge, level]
     if frame["rewriter"].n_unique() > 1:
         parts.append(rewriter)
     if frame["axis"].n_unique() > 1:
@@ -622,13 +620,13 @@ def _tone_label(group: tuple, frame: pl.DataFrame) -> str:
 def _tone_filter(group: tuple) -> pl.Expr:
     return pl.all_horizontal(
         pl.col(c) == v
-        for c, v in zip(("evaluator", "prompt_variant", "rewriter", "axis"), group, strict=True)
+        for c, v in zip(("judge", "prompt_level", "rewriter", "axis"), group, strict=True)
     )
 
 
 @styled
 def tone_per_text(frame: pl.DataFrame) -> Figure | None:
-    """Per-text gaps A − B as points over a box per evaluator × prompt variant."""
+    """Per-text gaps A − B as points over a box per judge × prompt level."""
     frame = _finite(frame, "gap")
     if frame.is_empty():
         return None
@@ -650,14 +648,14 @@ def tone_per_text(frame: pl.DataFrame) -> Figure | None:
             whiskerprops={"color": "#777777"},
             capprops={"color": "#777777"},
         )
-        evaluators = _ordered(part, "evaluator")
+        judges = _ordered(part, "judge")
         for i, (g, values) in enumerate(zip(groups, data, strict=True)):
             ax.scatter(
                 i + rng.uniform(-0.15, 0.15, len(values)),
                 values,
                 s=14,
                 alpha=0.8,
-                color=PALETTE[evaluators.index(g[0]) % len(PALETTE)],
+                color=PALETTE[judges.index(g[0]) % len(PALETTE)],
                 zorder=3,
             )
         ax.axhline(0, color="#333333", lw=0.8)
@@ -674,7 +672,7 @@ def tone_per_text(frame: pl.DataFrame) -> Figure | None:
 @styled
 def tone_gaps(frame: pl.DataFrame) -> Figure | None:
     """Win ratio (texts A > B per text B > A) and accept/reject flips at the task's threshold,
-    per evaluator × prompt variant."""
+    per judge × prompt level."""
     if frame.filter(pl.col("n_texts") > 0).is_empty():
         return None
     studies, height = _study_rows(frame, 2.8, extra=0.4)
@@ -740,17 +738,17 @@ def tone_flips(frame: pl.DataFrame) -> Figure | None:
     axes = fig.subplots(len(studies), 1, squeeze=False)
     for ax, study in zip((a[0] for a in axes), studies, strict=True):
         part = frame.filter(pl.col("study") == study)
-        evaluators = _ordered(part, "evaluator")
-        variants = _ordered(part, "prompt_variant")
+        judges = _ordered(part, "judge")
+        levels = _ordered(part, "prompt_level")
         styles = ("-", "--", ":", "-.")
         for g in _tone_groups(part):
             line = part.filter(_tone_filter(g)).sort("threshold")
             ax.plot(
                 line["threshold"],
                 line["net_flip_pct"],
-                color=PALETTE[evaluators.index(g[0]) % len(PALETTE)],
-                ls=styles[variants.index(g[1]) % len(styles)],
-                marker=MARKERS[variants.index(g[1]) % len(MARKERS)],
+                color=PALETTE[judges.index(g[0]) % len(PALETTE)],
+                ls=styles[levels.index(g[1]) % len(styles)],
+                marker=MARKERS[levels.index(g[1]) % len(MARKERS)],
                 ms=4,
                 label=_tone_label(g, part).replace("\n", " · ") + f" (n={line['n_texts'].max()})",
             )
@@ -818,8 +816,8 @@ def tone_noise(frame: pl.DataFrame) -> Figure | None:
     axes = fig.subplots(1, len(studies), squeeze=False)[0]
     for ax, study in zip(axes, studies, strict=True):
         part = frame.filter(pl.col("study") == study)
-        evaluators = _ordered(part, "evaluator")
-        variants = _ordered(part, "prompt_variant")
+        judges = _ordered(part, "judge")
+        levels = _ordered(part, "prompt_level")
         reach = 1.15 * max(
             float(part["noise"].max()),
             *(abs(float(v)) for v in part["gap_hi"].drop_nulls()),
@@ -829,12 +827,12 @@ def tone_noise(frame: pl.DataFrame) -> Figure | None:
         xs = np.array([0, reach])
         ax.fill_between(xs, -xs, xs, color="#DDDDDD", lw=0, label="|gap| ≤ noise")
         for r in part.iter_rows(named=True):
-            c = PALETTE[evaluators.index(r["evaluator"]) % len(PALETTE)]
+            c = PALETTE[judges.index(r["judge"]) % len(PALETTE)]
             ax.errorbar(
                 [r["noise"]],
                 [r["gap"]],
                 yerr=_yerr([r["gap"]], [r["gap_lo"]], [r["gap_hi"]]),
-                fmt=MARKERS[variants.index(r["prompt_variant"]) % len(MARKERS)],
+                fmt=MARKERS[levels.index(r["prompt_level"]) % len(MARKERS)],
                 color=c,
                 mfc=c if r["distinguishable"] == "yes" else "white",
                 ms=6,
@@ -856,7 +854,7 @@ def tone_noise(frame: pl.DataFrame) -> Figure | None:
         ax.set_title(f"{study}: effect vs noise", loc="left")
         handles = [
             Line2D([], [], color=PALETTE[i % len(PALETTE)], marker="o", ls="", label=e)
-            for i, e in enumerate(evaluators)
+            for i, e in enumerate(judges)
         ]
         handles += [
             Line2D(
@@ -868,7 +866,7 @@ def tone_noise(frame: pl.DataFrame) -> Figure | None:
                 mfc="white",
                 label=v,
             )
-            for i, v in enumerate(variants)
+            for i, v in enumerate(levels)
         ]
         ax.legend(handles=handles, **OUTSIDE, frameon=False)
     return fig

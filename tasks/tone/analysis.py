@@ -45,11 +45,11 @@ from tasks.stats import bootstrap_ci, design_rng, wilcoxon
 THRESHOLD = 6.0  # default pass mark on the 1–10 overall score
 THRESHOLDS = tuple(1.0 + 0.5 * k for k in range(19))  # 1, 1.5, …, 10
 # The family a table's p values are adjusted over: all tests of that table in one study (for
-# tone_gaps: evaluators × prompt variants × rewriters × axes). A study is the unit a reader
+# tone_gaps: judges × prompt levels × rewriters × axes). A study is the unit a reader
 # scans for "which of these gaps are real", and its size does not depend on other studies.
 FAMILY = ["study"]
 TEXT = [*TONE_DESIGN, "text_id"]
-ORIGINAL_KEYS = ["study", "evaluator", "model", "prompt_variant", "text_id"]
+ORIGINAL_KEYS = ["study", "judge", "model", "prompt_level", "text_id"]
 COMPARISON = [*TONE_DESIGN, "pole_a", "pole_b"]
 SIDE_VALUES = ("n_calls", "n_ok", "mean", "var")
 
@@ -289,7 +289,7 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None]
 
 
 def version_scores(tone_scores: pl.DataFrame, threshold: float = THRESHOLD) -> pl.DataFrame:
-    """tone_scores → tone_version_scores: one row per study × evaluator × prompt variant ×
+    """tone_scores → tone_version_scores: one row per study × judge × prompt level ×
     rewriter × axis × text × pole (originals included, under their own rewriter "none").
 
     sd_overall is the repeat SD of the ok scores (the judge's noise on one text); verdict_share
@@ -321,7 +321,7 @@ def tone_gaps(
     seed: int = 0,
     poles: Mapping[str, tuple[str, str]] = TONE_POLES,
 ) -> pl.DataFrame:
-    """tone_scores → tone_gaps: one row per study × evaluator × prompt variant × rewriter ×
+    """tone_scores → tone_gaps: one row per study × judge × prompt level × rewriter ×
     axis, pole A (high / native) against pole B (low / non_native) on the same texts.
 
     Over the texts whose two versions both have an ok score (n_texts): the mean gap A − B with
@@ -409,10 +409,10 @@ def _criteria_long(scores: pl.DataFrame) -> pl.DataFrame:
             names.append(str(name))
             values.append(float(value))
     if problems:
-        where = [(calls["evaluator"][i], calls["text_id"][i], raw) for i, raw in problems[:5]]
+        where = [(calls["judge"][i], calls["text_id"][i], raw) for i, raw in problems[:5]]
         raise ValueError(
             f"{len(problems)} criteria value(s) not a JSON object of scores in "
-            f"{CRITERION_RANGE[0]:g}–{CRITERION_RANGE[1]:g}; (evaluator, text, criteria): {where}"
+            f"{CRITERION_RANGE[0]:g}–{CRITERION_RANGE[1]:g}; (judge, text, criteria): {where}"
         )
     long = pl.DataFrame(
         {"_call": index, "criterion": names, "score": values},

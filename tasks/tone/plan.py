@@ -1,5 +1,5 @@
 """The tone test's calls as plan rows: one LLM rewrite per text × axis × pole, then one
-evaluation per evaluator × prompt variant × scored version × repeat (each version in its own
+evaluation per judge × prompt level × scored version × repeat (each version in its own
 call, never beside its twin)."""
 
 from __future__ import annotations
@@ -55,14 +55,14 @@ def rewrite_plan(
 
 
 def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) -> pl.DataFrame:
-    """One call per evaluator × prompt variant × scale × version × repeat. Repeats differ by
+    """One call per judge × prompt level × scale × version × repeat. Repeats differ by
     their key and by their seed (keys.repeat_seed), so a sampling evaluator's run-to-run
     noise is measured rather than replayed."""
     rows = []
     for configured in study.judges:
         for label, judge in effort_designs(configured, None):
-            for variant in study.prompt_levels:
-                template = prompts.load_template(study.task, variant, study.prompt_version)
+            for level in study.prompt_levels:
+                template = prompts.load_template(study.task, level, study.prompt_version)
                 for scale_name in study.scales:
                     scale = scales[scale_name]
                     system = prompts.render_system(template, scale)
@@ -75,7 +75,7 @@ def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) ->
                                     study,
                                     judge,
                                     label,
-                                    variant,
+                                    level,
                                     study.prompt_version,
                                     scale_name,
                                     scale,

@@ -24,7 +24,7 @@ SCALE_NOTE = (
 # the view with the run's main numbers (the summary artifact) and the columns read first
 MAIN_NUMBERS = (
     "tbl_tone_gaps",
-    ["study", "evaluator", "prompt_variant", "n_texts", "gap", "win_ratio", "noise"],
+    ["study", "judge", "prompt_level", "n_texts", "gap", "win_ratio", "noise"],
 )
 # the figures and tables of this type's section, in order
 PANELS: list[Panel] = [
@@ -39,7 +39,7 @@ PANELS: list[Panel] = [
     ),
     Panel(
         "tbl_tone_gaps",
-        "Win ratios and verdict flips per evaluator and prompt variant",
+        "Win ratios and verdict flips per judge and prompt level",
         "Left: texts where version A beats B per text where B beats A (1 = no preference); "
         "right: the share of texts whose accept/reject verdict at the task's threshold "
         "depends on the tone alone, either way.",
@@ -65,7 +65,7 @@ PANELS: list[Panel] = [
     Panel(
         "tbl_tone_gaps",
         "Noise versus effect",
-        "Each point is one evaluator × prompt variant: its mean gap with 95% CI against the "
+        "Each point is one judge × prompt level: its mean gap with 95% CI against the "
         "run-to-run noise of one text's gap; only points outside the grey wedge and with a "
         "CI clear of 0 (filled) are a tone effect distinguishable from noise.",
         figures.tone_noise,
@@ -73,7 +73,7 @@ PANELS: list[Panel] = [
     ),
     Panel(
         "tbl_tone_by_variant",
-        "Tone gap by prompt variant",
+        "Tone gap by prompt level",
         "The gap A − B with its 95% CI under the plain, style-attention (a positive "
         "control: a gap should show) and fact-first (a defence) prompts side by side, and "
         "whether the control shows a gap and the defence removes it.",
@@ -87,7 +87,7 @@ PANELS: list[Panel] = [
 ]
 # the calls behind each row of the main table, for the drill-down
 DRILL_SQL = """
-select p.study, p.task, p.judge as evaluator, p.prompt_level as prompt_variant, v.rewriter,
+select p.study, p.task, p.judge, p.prompt_level, v.rewriter,
        v.axis, v.text_id, p.item_id, p."repeat", v.pole, coalesce(j.status, 'missing') as status,
        j.score as overall, coalesce(j.raw, j.error) as raw
 from stg_plan p
@@ -97,7 +97,7 @@ where list_contains(?, p.study) and v.rewriter <> 'none'
 """
 DRILL = DrillSpec(
     "tbl_tone_gaps",
-    ("study", "evaluator", "prompt_variant", "rewriter", "axis"),
+    ("study", "judge", "prompt_level", "rewriter", "axis"),
     ("repeat", "pole", "overall", "status", "raw"),
     pl.lit(0),  # no truth to disagree with: each text's versions together
     "text_id",
@@ -106,8 +106,8 @@ DRILL = DrillSpec(
 # the gap columns `judgelab run` prints after the pass rates
 GAP_COLUMNS = [
     "study",
-    "evaluator",
-    "prompt_variant",
+    "judge",
+    "prompt_level",
     "rewriter",
     "axis",
     "contrast",

@@ -47,9 +47,9 @@ def tone_score_rows(
     ]
     out = joined.select(
         "study",
-        pl.col("judge").alias("evaluator"),
+        "judge",
         "model",
-        pl.col("prompt_level").alias("prompt_variant"),
+        "prompt_level",
         "text_id",
         "axis",
         "pole",

@@ -195,15 +195,13 @@ def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom:
     if "report-tone" in warehouse_run.types:
         gaps = warehouse.query(
             settings,
-            "select evaluator, prompt_variant, rewriter, gap, noise from tbl_tone_gaps "
+            "select judge, prompt_level, rewriter, gap, noise from tbl_tone_gaps "
             "where study = 'report-tone'",
         )
-        rows = {
-            (r["evaluator"], r["prompt_variant"], r["rewriter"]): r for r in table("tbl_tone_gaps")
-        }
+        rows = {(r["judge"], r["prompt_level"], r["rewriter"]): r for r in table("tbl_tone_gaps")}
         assert gaps.height > 0
-        for evaluator, variant, rewriter, gap, noise in gaps.rows():
-            row = rows[(evaluator, variant, rewriter)]
+        for judge, variant, rewriter, gap, noise in gaps.rows():
+            row = rows[(judge, variant, rewriter)]
             assert row["gap"] == shown(gap) and row["noise"] == shown(noise)
         assert ran["report-tone"]["rewriter"] == "echo"
 

@@ -41,14 +41,14 @@ def _frame(rows: list[dict]) -> pl.DataFrame:
     return validate(pl.DataFrame(rows, schema=SCHEMA), ToneScores)
 
 
-def _call(evaluator: str, variant: str, axis: str, pole: str, text: str, repeat: int,
+def _call(judge: str, variant: str, axis: str, pole: str, text: str, repeat: int,
           value: float | str, criteria: dict | None, human: float) -> dict:  # fmt: skip
     status, overall = (value, None) if isinstance(value, str) else ("ok", float(value))
     return {
         "study": "s",
-        "evaluator": evaluator,
-        "model": f"m/{evaluator}",
-        "prompt_variant": variant,
+        "judge": judge,
+        "model": f"m/{judge}",
+        "prompt_level": variant,
         "text_id": text,
         "axis": axis,
         "pole": pole,
@@ -69,7 +69,7 @@ QUALITY = RNG_QUALITY.uniform(3.5, 6.5, N_TEXTS)  # each text's true 1–10 scor
 HUMAN = QUALITY / 2 + RNG_QUALITY.normal(0, 0.3, N_TEXTS)  # its human rating, another scale
 
 
-def _simulated(evaluator: str, noise_sd: float, bonus: float, seed: int) -> list[dict]:
+def _simulated(judge: str, noise_sd: float, bonus: float, seed: int) -> list[dict]:
     """A judge that scores quality + N(0, noise_sd) per call, plus `bonus` on the confident
     ("high") version; the original and the hesitant ("low") version get the quality alone."""
     rng = np.random.default_rng(seed)
@@ -79,7 +79,7 @@ def _simulated(evaluator: str, noise_sd: float, bonus: float, seed: int) -> list
             for r in range(REPEATS):
                 value = float(np.clip(QUALITY[t] + shift + rng.normal(0, noise_sd), 1, 10))
                 text = f"t{t:02d}"
-                rows.append(_call(evaluator, "plain", "confidence", pole, text, r, value, None,
+                rows.append(_call(judge, "plain", "confidence", pole, text, r, value, None,
                                   float(HUMAN[t])))  # fmt: skip
     return rows
 
@@ -102,7 +102,7 @@ def test_planted_bonus_found_and_noise_not() -> None:
         + _simulated("noisy", noise_sd=1.5, bonus=0.0, seed=2)
     )
     gaps = tone_gaps(scores)
-    bonus = _row(gaps, evaluator="bonus")
+    bonus = _row(gaps, judge="bonus")
     assert bonus["n_texts"] == N_TEXTS and bonus["repeats_hmean"] == pytest.approx(REPEATS)
     assert bonus["noise_sd"] == pytest.approx(0.3, abs=0.05)
     assert bonus["noise_yardstick"] == pytest.approx(bonus["noise_sd"] * math.sqrt(2 / 3))
@@ -110,7 +110,7 @@ def test_planted_bonus_found_and_noise_not() -> None:
     assert bonus["gap_to_noise"] > 1
     assert bonus["gap_a_orig_lo"] < 0.5 < bonus["gap_a_orig_hi"]  # the bonus sits on A
     assert bonus["gap_b_orig_lo"] < 0 < bonus["gap_b_orig_hi"]
-    noisy = _row(gaps, evaluator="noisy")
+    noisy = _row(gaps, judge="noisy")
     assert noisy["noise_sd"] == pytest.approx(1.5, rel=0.15)
     assert noisy["distinguishable"] is False
     assert abs(noisy["gap_to_noise"]) < 1
@@ -332,14 +332,14 @@ P_COLUMNS = ("wilcoxon_p", "wilcoxon_p_holm", "wilcoxon_p_bh")
 
 
 def _gap_rows(rows: list[tuple]) -> pl.DataFrame:
-    """(evaluator, prompt variant, gap, lo, hi[, p, p_holm, p_bh]) → tone_gaps rows of one
+    """(judge, prompt level, gap, lo, hi[, p, p_holm, p_bh]) → tone_gaps rows of one
     rewriter and axis."""
     schema = {n: c.dtype.type for n, c in ToneGaps.to_schema().columns.items()}
     base = dict.fromkeys(schema) | {"study": "s", "rewriter": "lexical", "axis": "confidence"}
     return pl.DataFrame(
         [
             base
-            | {"evaluator": e, "model": f"m/{e}", "prompt_variant": v, "pole_a": "high"}
+            | {"judge": e, "model": f"m/{e}", "prompt_level": v, "pole_a": "high"}
             | {"pole_b": "low", "gap": g, "gap_lo": lo, "gap_hi": hi}
             | dict(zip(P_COLUMNS, ps, strict=False))
             for e, v, g, lo, hi, *ps in rows
@@ -366,7 +366,7 @@ def test_by_variant_view(settings: Settings) -> None:
     warehouse.write_table(settings, gaps, "tone_gaps", "s")
     con = _views(settings, "staging/stg_tone_gaps", "reports/tbl_tone_by_variant")
     got = con.sql(
-        "select evaluator, contrast, gap_plain, gap_style_attention, gap_fact_first, "
+        "select judge, contrast, gap_plain, gap_style_attention, gap_fact_first, "
         "fact_first_lo, control_shows_gap, defence_removes_gap, fact_first_left_pct "
         "from tbl_tone_by_variant"
     ).fetchall()
@@ -430,12 +430,12 @@ def test_tone_views_answer_before_any_tone_study(settings: Settings) -> None:
 ON, WITHIN, BEYOND = 0.0, 1e-12, 1e-6  # offsets from a cut: on it, within tolerance, past it
 
 
-def _pairs(pairs: dict[str, tuple[list, list]], evaluator: str = "e", variant: str = "plain",
+def _pairs(pairs: dict[str, tuple[list, list]], judge: str = "e", variant: str = "plain",
            criteria: dict | None = None) -> pl.DataFrame:  # fmt: skip
     """{text: (repeats of pole A "high", repeats of pole B "low")} → tone_scores rows."""
     return _frame(
         [
-            _call(evaluator, variant, "confidence", pole, text, r, v, criteria, 1.0)
+            _call(judge, variant, "confidence", pole, text, r, v, criteria, 1.0)
             for text, (a, b) in pairs.items()
             for pole, values in (("high", a), ("low", b))
             for r, v in enumerate(values)
@@ -541,11 +541,11 @@ def test_distinguishable_from_the_data(d: float, expected: bool) -> None:
 
 
 def _study(name: str, plan: list[tuple[str, str, float, int]], n_texts: int = 25) -> list[dict]:
-    """(evaluator, prompt variant, bonus on A, seed) → calls of study `name`: quality +
+    """(judge, prompt level, bonus on A, seed) → calls of study `name`: quality +
     N(0, 1) per call, the bonus growing with quality (mean `bonus`), criteria clarity
     (bonus-driven) and evidence (noise) 1–4."""
     rows = []
-    for evaluator, variant, bonus, seed in plan:
+    for judge, variant, bonus, seed in plan:
         rng = np.random.default_rng(seed)
         for t in range(n_texts):
             grows = bonus * (QUALITY[t] - 3.5) / 1.5
@@ -554,7 +554,7 @@ def _study(name: str, plan: list[tuple[str, str, float, int]], n_texts: int = 25
                     value = float(np.clip(QUALITY[t] + shift + rng.normal(0, 1.0), 1, 10))
                     clarity = int(np.clip(round(2.5 + shift + rng.normal(0, 0.8)), 1, 4))
                     crit = {"clarity": clarity, "evidence": int(rng.integers(1, 5))}
-                    call = _call(evaluator, variant, "confidence", pole, f"t{t:02d}", r, value,
+                    call = _call(judge, variant, "confidence", pole, f"t{t:02d}", r, value,
                                  crit, float(HUMAN[t]))  # fmt: skip
                     rows.append(call | {"study": name})
     return rows
@@ -563,7 +563,7 @@ def _study(name: str, plan: list[tuple[str, str, float, int]], n_texts: int = 25
 S1 = [("e1", "plain", 0.6, 11), ("e1", "fact_first", 0.2, 12), ("e2", "plain", 0.0, 13),
       ("e2", "fact_first", 0.4, 14)]  # fmt: skip
 S2 = [("e1", "plain", 0.3, 21), ("e3", "plain", 0.0, 22), ("e3", "x", 0.8, 23)]
-# two studies, several evaluators and prompt variants: each family choice gives other p
+# two studies, several judges and prompt levels: each family choice gives other p
 FAMILIES = _frame(_study("s1", S1) + _study("s2", S2))
 
 
@@ -595,7 +595,7 @@ def test_adjusted_p_is_statsmodels_over_the_study(
     make: Callable[[pl.DataFrame], pl.DataFrame], p_columns: list[str]
 ) -> None:
     """Holm and BH over all of one study's tests (each p column its own family): equal to
-    statsmodels there, and different from a per-row, per-evaluator or pooled family."""
+    statsmodels there, and different from a per-row, per-judge or pooled family."""
     out = make(FAMILIES)
     for p in p_columns:
         raw = out[p].to_numpy()
@@ -603,7 +603,7 @@ def test_adjusted_p_is_statsmodels_over_the_study(
         for suffix, method in (("holm", "holm"), ("bh", "fdr_bh")):
             got = out[f"{p}_{suffix}"].to_numpy()
             np.testing.assert_allclose(got, _expected(out, p, ["study"], method), rtol=1e-12)
-            for wrong in (["study", "evaluator"], ["study", "prompt_variant"], ["model"]):
+            for wrong in (["study", "judge"], ["study", "prompt_level"], ["model"]):
                 assert not _same(got, _expected(out, p, wrong, method)), (p, method, wrong)
             pooled = _expected(out.with_columns(study=pl.lit("one")), p, ["study"], method)
             assert not _same(got, pooled), (p, method)
@@ -613,14 +613,14 @@ def test_adjusted_p_is_statsmodels_over_the_study(
 
 
 def test_holm_keeps_the_real_gap_and_drops_chance_ones() -> None:
-    """A study of 21 gap tests: 20 evaluators with no tone effect (some significant at 0.05 by
+    """A study of 21 gap tests: 20 judges with no tone effect (some significant at 0.05 by
     chance) and one with a real bonus. After Holm only the real one is significant."""
     nulls = [_simulated(f"null{k:02d}", 0.3, 0.0, seed=100 + k) for k in range(20)]
     scores = _frame([row for rows in nulls for row in rows] + _simulated("real", 0.3, 0.5, 1))
     gaps = tone_gaps(scores, n_boot=0)
     assert gaps.height == 21
-    null = gaps.filter(pl.col("evaluator") != "real")
-    real = _row(gaps, evaluator="real")
+    null = gaps.filter(pl.col("judge") != "real")
+    real = _row(gaps, judge="real")
     assert null.filter(pl.col("wilcoxon_p") < 0.05).height >= 1  # chance findings exist
     assert real["wilcoxon_p_holm"] < 0.05 and real["wilcoxon_p_bh"] < 0.05
     assert (null["wilcoxon_p_holm"] >= 0.05).all()
@@ -657,7 +657,7 @@ def test_significance_flags_on_the_cut(settings: Settings) -> None:
     crit = pl.DataFrame(
         [
             dict.fromkeys(schema)
-            | {"study": "s", "evaluator": "e", "model": "m", "prompt_variant": "plain"}
+            | {"study": "s", "judge": "e", "model": "m", "prompt_level": "plain"}
             | {"rewriter": "lexical", "axis": "confidence", "criterion": f"{k}{i}", "n_texts": 3}
             | dict(zip(P_COLUMNS, ps, strict=True))
             for k, i, ps in _sig_rows()
@@ -668,7 +668,7 @@ def test_significance_flags_on_the_cut(settings: Settings) -> None:
     con = _views(settings, "staging/stg_tone_gaps", "staging/stg_tone_criterion_gaps",
                  "reports/tbl_tone_gaps", "reports/tbl_tone_criteria")  # fmt: skip
     got = con.sql(
-        "select prompt_variant, sig, sig_holm, sig_bh from tbl_tone_gaps order by prompt_variant"
+        "select prompt_level, sig, sig_holm, sig_bh from tbl_tone_gaps order by prompt_level"
     ).fetchall()
     assert got == _sig_expected()
     got = con.sql("select criterion, sig, sig_holm, sig_bh from tbl_tone_criteria").fetchall()
@@ -698,9 +698,9 @@ def test_by_variant_cuts(settings: Settings) -> None:
     warehouse.write_table(settings, gaps, "tone_gaps", "s")
     con = _views(settings, "staging/stg_tone_gaps", "reports/tbl_tone_by_variant")
     got = con.sql(
-        "select evaluator, control_shows_gap, defence_removes_gap, fact_first_left_pct, "
+        "select judge, control_shows_gap, defence_removes_gap, fact_first_left_pct, "
         "control_shows_gap_holm, control_shows_gap_bh, defence_removes_gap_holm, "
-        "defence_removes_gap_bh from tbl_tone_by_variant order by evaluator"
+        "defence_removes_gap_bh from tbl_tone_by_variant order by judge"
     ).fetchall()
     assert got == [
         ("beyond", "yes", "no", 25.0, "yes", "yes", "no", "no"),
@@ -716,8 +716,8 @@ def test_adjusted_p_reaches_the_views(settings: Settings) -> None:
     warehouse.write_table(settings, human_relation(FAMILIES), "tone_human_relation", "s")
     con = _views(settings, "staging/stg_tone_gaps", "staging/stg_tone_human_relation",
                  "reports/tbl_tone_gaps", "reports/tbl_tone_human")  # fmt: skip
-    gaps = con.sql("select * from tbl_tone_gaps").pl().sort("study", "evaluator", "prompt_variant")
-    want = tone_gaps(FAMILIES, n_boot=0).sort("study", "evaluator", "prompt_variant")
+    gaps = con.sql("select * from tbl_tone_gaps").pl().sort("study", "judge", "prompt_level")
+    want = tone_gaps(FAMILIES, n_boot=0).sort("study", "judge", "prompt_level")
     for col in P_COLUMNS:
         np.testing.assert_allclose(gaps[col].to_numpy(), want[col].to_numpy(), rtol=1e-12)
     sig = gaps.select(
@@ -726,7 +726,7 @@ def test_adjusted_p_reaches_the_views(settings: Settings) -> None:
     )
     assert sig.to_series(0).all() and sig.to_series(1).all()
     cols = ["p_original_holm", "p_original_bh", "p_gap_human_holm", "p_gap_human_bh"]
-    order = "study, evaluator, prompt_variant"
+    order = "study, judge, prompt_level"
     human = con.sql(f"select {', '.join(cols)} from tbl_tone_human order by {order}").fetchall()
-    want = human_relation(FAMILIES).sort("study", "evaluator", "prompt_variant")
+    want = human_relation(FAMILIES).sort("study", "judge", "prompt_level")
     np.testing.assert_allclose(np.array(human, dtype=float), want.select(cols).to_numpy())

@@ -1,6 +1,6 @@
-"""Simulation: fake evaluators through the whole tone flow (real UKPConvArg1 texts, the real
+"""Simulation: fake judges through the whole tone flow (real UKPConvArg1 texts, the real
 lexical rewriter and checks, the offline embedding model). The views recover a planted tone
-bonus and call a noisy evaluator's gap indistinguishable from noise; without the bonus the
+bonus and call a noisy judge's gap indistinguishable from noise; without the bonus the
 recovery fails.
 
 Evaluators (`fake/planted` on the rubric scale, see providers.py):
@@ -67,15 +67,15 @@ def run(tmp_path: Path, bonus: float) -> Settings:
 
 def gaps(settings: Settings) -> dict[tuple[str, str], dict]:
     rows = warehouse.query(settings, "select * from stg_tone_gaps where rewriter = 'lexical'")
-    return {(r["evaluator"], r["prompt_variant"]): r for r in rows.iter_rows(named=True)}
+    return {(r["judge"], r["prompt_level"]): r for r in rows.iter_rows(named=True)}
 
 
 def bonus_recovered(settings: Settings) -> bool:
     """Every variant: the gap is positive, its CI excludes 0, and it beats the noise."""
     return all(
         r["gap_lo"] > 0 and r["distinguishable"]
-        for (evaluator, _), r in gaps(settings).items()
-        if evaluator == "bonus"
+        for (judge, _), r in gaps(settings).items()
+        if judge == "bonus"
     )
 
 
@@ -93,7 +93,7 @@ def test_planted_tone_bonus_is_recovered_and_vanishes_without_it(tmp_path: Path)
         assert noisy["wilcoxon_p_holm"] >= 0.05
     sig = warehouse.query(
         planted,
-        "select evaluator, bool_and(sig_holm = 'yes') as all_sig, bool_or(sig_holm = 'yes') "
+        "select judge, bool_and(sig_holm = 'yes') as all_sig, bool_or(sig_holm = 'yes') "
         "as any_sig from tbl_tone_gaps where rewriter = 'lexical' group by 1 order by 1",
     )
     assert sig.rows() == [("bonus", True, True), ("noisy", False, False)]

@@ -1,0 +1,75 @@
+"""A warehouse written before the tone tables took the shared names (evaluator → judge,
+prompt_variant → prompt_level): its views publish again, and the next run is compared with the
+old one row by row instead of listing every tone row as removed and new."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import polars as pl
+
+from judgelab.settings import Settings
+from tasks import runs, upgrade, warehouse
+
+T0 = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
+OLD_KEY = "evaluator=e · prompt_variant=plain · rewriter=lexical · axis=confidence"
+
+
+def _gaps(gap: float) -> pl.DataFrame:
+    """One tone_gaps row (today's columns); every other column null."""
+    values = {"study": "t", "judge": "e", "model": "m", "prompt_level": "plain",
+              "rewriter": "lexical", "axis": "confidence", "n_texts": 8, "gap": gap}  # fmt: skip
+    schema = warehouse.table_schema("tone_gaps").to_schema().columns
+    return pl.DataFrame(
+        [pl.Series(c, [values.get(c)], dtype=col.dtype.type) for c, col in schema.items()]
+    )
+
+
+def _record(settings: Settings, run: str, at: datetime, gaps: pl.DataFrame) -> pl.DataFrame:
+    done = at + timedelta(minutes=1)
+    ledger = runs.run_rows("t", "tone", run, at, done, ["e"], {"e": {"ok": 16}})
+    warehouse.write_table(settings, ledger, "runs", f"t-{run}")
+    snap = runs.metric_snapshot("t", run, done, "tone_gaps", gaps)
+    warehouse.write_table(settings, snap, "metric_history", f"t-{run}")
+    return snap
+
+
+def test_old_tone_parts_and_ledger_keys_are_renamed(tmp_path) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    # the earlier version: old column names in the part, old row keys in the ledger
+    snap = _record(settings, "r1", T0, _gaps(0.5))
+    old_snap = snap.with_columns(pl.lit(OLD_KEY).alias("row_key"))
+    warehouse.write_table(settings, old_snap, "metric_history", "t-r1")
+    old_part = _gaps(0.5).rename({"judge": "evaluator", "prompt_level": "prompt_variant"})
+    warehouse.write_table(settings, old_part, "tone_gaps", "t")  # breaks publishing as it is
+
+    changed = upgrade.upgrade_warehouse(settings.warehouse_dir)
+    assert sorted(p.parent.name for p in changed) == ["metric_history", "tone_gaps"]
+    assert upgrade.upgrade_warehouse(settings.warehouse_dir) == []  # once only
+
+    _record(settings, "r2", T0 + timedelta(days=1), _gaps(0.25))  # the first run after it
+    warehouse.publish_views(settings)
+    assert warehouse.query(settings, "select judge, prompt_level from tbl_tone_gaps").rows() == [
+        ("e", "plain")
+    ]
+    changes = warehouse.query(
+        settings, "select change, row_key, metric, old_value, new_value from tbl_changes"
+    )
+    assert changes.rows() == [
+        ("changed", "judge=e · prompt_level=plain · rewriter=lexical · axis=confidence", "gap",
+         0.5, 0.25)
+    ]  # fmt: skip
+
+
+def test_only_old_tone_row_keys_change() -> None:
+    history = pl.DataFrame(
+        {
+            "source": ["tone_gaps", "tone_gaps", "rating_metrics"],
+            "row_key": [OLD_KEY, "judge=evaluator= · prompt_level=x", "judge=evaluator=x"],
+        }
+    )
+    assert upgrade.renamed_row_keys(history)["row_key"].to_list() == [
+        "judge=e · prompt_level=plain · rewriter=lexical · axis=confidence",
+        "judge=evaluator= · prompt_level=x",
+        "judge=evaluator=x",
+    ]
