@@ -8,15 +8,5 @@ from schemas.plan import Plan
 class CanaryPlan(Plan):
     bucket: str  # the date bucket the keys carry (judgelab.clock.bucket)
 
-    class Config:
-        strict = True
-        unique = (
-            "study",
-            "bucket",
-            "judge",
-            "prompt_level",
-            "scale",
-            "reasoning_effort",
-            "item_id",
-            "repeat",
-        )
+    class Config(Plan.Config):
+        unique = ("bucket", *Plan.Config.unique)

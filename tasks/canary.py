@@ -43,8 +43,3 @@ def canary_plan(
 def part(study: Study, bucket: str) -> str:
     """The canary plan's part of one study and bucket."""
     return f"{study.name}.canary.{bucket}"
-
-
-def calls_per_bucket(study: Study, n_items: int, designs_per_judge: int) -> int:
-    """What one bucket costs per watched judge: items × repeats × the judge's designs."""
-    return min(study.canary.size, n_items) * study.canary.repeats * designs_per_judge

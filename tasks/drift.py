@@ -94,9 +94,8 @@ def _compare(now: pl.DataFrame, ref: pl.DataFrame | None, statistic: str) -> dic
         flips = np.where(both, a != b, np.nan)
         keep = both.any(axis=1)
         out["d"] = np.nanmean(flips[keep], axis=1)
-        truth = np.array(
-            [_truth(now, i) for i in items], dtype=float
-        )  # the item's label (NaN: none)
+        labels = dict(now.select("item_id", "reference").drop_nulls().iter_rows())
+        truth = np.array([labels.get(i, math.nan) for i in items], dtype=float)  # NaN: none
         out["accuracy_change"] = _accuracy(a, truth) - _accuracy(b, truth)
     else:
         means = [np.nanmean(m, axis=1) for m in mats]
@@ -106,11 +105,6 @@ def _compare(now: pl.DataFrame, ref: pl.DataFrame | None, statistic: str) -> dic
         out["k"] = k[:, keep]
     out["n_items"] = len(out["d"])
     return out
-
-
-def _truth(calls: pl.DataFrame, item: str) -> float:
-    label = calls.filter(pl.col("item_id") == item)["reference"].drop_nulls()
-    return float(label[0]) if len(label) else math.nan
 
 
 def _accuracy(verdicts: np.ndarray, truth: np.ndarray) -> float:

@@ -17,7 +17,7 @@ from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT, Settings
 from schemas.dim_order import DimOrder
 from schemas.validate import validate
-from tasks import cuts, dims, upgrade
+from tasks import cuts, dims
 from tasks.judging import store
 
 SQL_DIR = PROJECT_ROOT / "sql"
@@ -34,10 +34,32 @@ def write_table(settings: Settings, frame: pl.DataFrame, table: str, part: str) 
     """Replace one part of a table atomically (temp file in the same folder, then rename)."""
     dest = table_file(settings, table, part)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    _replace(dest, frame)
+    return dest
+
+
+def _replace(dest: Path, frame: pl.DataFrame) -> None:
     tmp = dest.parent / f".tmp-{uuid.uuid4().hex}"
     frame.write_parquet(tmp)
     os.replace(tmp, dest)
-    return dest
+
+
+# columns an earlier version named otherwise: the tone tables' evaluator and prompt_variant
+RENAMED = {"evaluator": "judge", "prompt_variant": "prompt_level"}
+
+
+def upgrade_parts(settings: Settings) -> list[Path]:
+    """Rename the columns of parts an earlier version wrote (RENAMED), in place, so the views
+    publish (an old part would fail every publish: column "judge" not found); returns the parts
+    changed. Only each tone part's schema is read when there is nothing to do. The ledger's
+    old row keys are read with the new names by sql/staging/stg_metric_history.sql."""
+    changed = []
+    for path in sorted(settings.warehouse_dir.glob("tone_*/*.parquet")):
+        old = RENAMED.keys() & pl.read_parquet_schema(path).keys()
+        if old:
+            _replace(path, pl.read_parquet(path).rename({c: RENAMED[c] for c in old}))
+            changed.append(path)
+    return changed
 
 
 def read_table(
@@ -139,7 +161,7 @@ def publish_views(settings: Settings, orders: dims.Orders | None = None) -> list
     dest.parent.mkdir(parents=True, exist_ok=True)
     orders = dims.read_orders() if orders is None else orders
     write_table(settings, validate(dims.order_frame(orders), DimOrder), "dim_order", "orders")
-    upgrade.upgrade_warehouse(settings.warehouse_dir)  # parts an earlier version wrote
+    upgrade_parts(settings)  # parts an earlier version wrote
     ensure_tables(settings)
     store.ensure_store(settings.store_dir)
     names = []

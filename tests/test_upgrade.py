@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import polars as pl
 
 from judgelab.settings import Settings
-from tasks import runs, upgrade, warehouse
+from tasks import runs, warehouse
 
 T0 = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 OLD_KEY = "evaluator=e · prompt_variant=plain · rewriter=lexical · axis=confidence"
@@ -43,9 +43,9 @@ def test_old_tone_parts_and_ledger_keys_are_renamed(tmp_path) -> None:
     old_part = _gaps(0.5).rename({"judge": "evaluator", "prompt_level": "prompt_variant"})
     warehouse.write_table(settings, old_part, "tone_gaps", "t")  # breaks publishing as it is
 
-    changed = upgrade.upgrade_warehouse(settings.warehouse_dir)
-    assert sorted(p.parent.name for p in changed) == ["metric_history", "tone_gaps"]
-    assert upgrade.upgrade_warehouse(settings.warehouse_dir) == []  # once only
+    changed = warehouse.upgrade_parts(settings)
+    assert [p.parent.name for p in changed] == ["tone_gaps"]
+    assert warehouse.upgrade_parts(settings) == []  # once only
 
     _record(settings, "r2", T0 + timedelta(days=1), _gaps(0.25))  # the first run after it
     warehouse.publish_views(settings)
@@ -61,14 +61,23 @@ def test_old_tone_parts_and_ledger_keys_are_renamed(tmp_path) -> None:
     ]  # fmt: skip
 
 
-def test_only_old_tone_row_keys_change() -> None:
+def test_only_old_tone_row_keys_read_new(tmp_path) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
     history = pl.DataFrame(
         {
+            "study": "t",
+            "run_id": "r",
+            "finished_at": T0,
             "source": ["tone_gaps", "tone_gaps", "rating_metrics"],
             "row_key": [OLD_KEY, "judge=evaluator= · prompt_level=x", "judge=evaluator=x"],
+            "metric": "gap",
+            "value": 1.0,
         }
     )
-    assert upgrade.renamed_row_keys(history)["row_key"].to_list() == [
+    warehouse.write_table(settings, history, "metric_history", "t-r")
+    warehouse.publish_views(settings)
+    keys = warehouse.query(settings, "select row_key from stg_metric_history")["row_key"]
+    assert keys.to_list() == [
         "judge=e · prompt_level=plain · rewriter=lexical · axis=confidence",
         "judge=evaluator= · prompt_level=x",
         "judge=evaluator=x",
