@@ -195,10 +195,11 @@ def test_canary_pays_once_per_bucket_and_flags_the_planted_shift(
     assert canary_made(gated.stdout, "shifty") == 0
     (failed,) = [x for x in gated.stderr.splitlines() if x.startswith("judgelab: gate: FAIL")]
     assert "shifty stays within 0.2" in failed
-    study_runs = api.post(
-        "/flow_runs/filter",
-        {"flows": {"name": {"any_": ["rating-study"]}}, "sort": "START_TIME_DESC", "limit": 1},
-    )
-    assert study_runs[0]["state_type"] == "FAILED"
+    # the gated run is found by its ledger id: other test workers share this server and may
+    # have started a later rating-study run
+    ledger_after = warehouse.query(settings, "select distinct run_id from tbl_runs")["run_id"]
+    (gated_id,) = set(ledger_after) - set(ledger["run_id"])
+    (gated_run,) = api.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": [gated_id]}}})
+    assert gated_run["state_type"] == "FAILED"
     check = run_on("2026-12-03", study, data, prefect_api, "", command="check")
     assert check.returncode == 1 and check.stdout.startswith("FAIL watched · shifty stays")
