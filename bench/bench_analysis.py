@@ -346,13 +346,20 @@ def main() -> None:
         )
     if not args.no_rerun:
         print("\n### rerun with 0 calls (`judgelab run`, wall incl. ephemeral Prefect)\n")
-        print("| study | wall s | flow's 'finished in' s | calls made |")
-        print("|---|---:|---:|---:|")
-        for name in names:
-            wall, out = judgelab(root / "data", "run", str(files[name]))
-            made = sum(int(n) for n in re.findall(r"(\d+) judge calls made", out))
-            flow = re.search(r"finished in (\d+) s", out).group(1)
-            print(f"| {name} | {wall:.1f} | {flow} | {made} |")
+        print("| study | round | wall s | flow's 'finished in' s | calls made |")
+        print("|---|---:|---:|---:|---:|")
+        walls: dict[str, list[float]] = {name: [] for name in names}
+        for r in range(args.rounds):  # studies interleaved, so load on the machine hits each
+            for name in names:
+                wall, out = judgelab(root / "data", "run", str(files[name]))
+                made = sum(int(n) for n in re.findall(r"(\d+) judge calls made", out))
+                flow = re.search(r"finished in (\d+) s", out).group(1)
+                walls[name].append(wall)
+                print(f"| {name} | {r + 1} | {wall:.1f} | {flow} | {made} |", flush=True)
+        print(
+            "\nrerun wall (median of rounds): "
+            + ", ".join(f"{k} {statistics.median(v):.1f} s" for k, v in walls.items())
+        )
     print("\nanalysis totals (median): " + ", ".join(f"{k} {v:.2f} s" for k, v in totals.items()))
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from judgelab.env import apply_defaults
 
@@ -144,24 +145,26 @@ def preflight(run_file: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    preflight(args.study)
-    import polars as pl
-
-    from flows.suite import study_suite
-    from tasks import warehouse
-    from tasks.judging.failures import JudgeFailures
-
-    quiet_prefect_console()
     lifecycle.guard_tree()  # our Prefect server and workers die with us, even on SIGKILL
     lifecycle.raise_on_signals()
-    sample = 0 if args.full else args.sample_size
-    started = time.perf_counter()
     failures = []
-    try:
-        with lifecycle.prefect_api():
+    with lifecycle.prefect_api() as api_ready:  # a temporary server boots meanwhile
+        preflight(args.study)
+        from flows.suite import study_suite
+        from tasks.judging.failures import JudgeFailures
+
+        quiet_prefect_console()
+        sample = 0 if args.full else args.sample_size
+        api_ready()
+        started = time.perf_counter()
+        try:
             results = study_suite(suite_file=args.study, sample_size=sample)
-    except JudgeFailures as exc:  # the results are published; the run still fails
-        results, failures = exc.results, exc.failures
+        except JudgeFailures as exc:  # the results are published; the run still fails
+            results, failures = exc.results, exc.failures
+    import polars as pl
+
+    from tasks import warehouse
+
     for result in results:
         for note in result.get("notes", []):  # logged on the run; printed here, once
             print(f"judgelab: note: {note}", file=sys.stderr)
@@ -759,5 +762,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def console() -> NoReturn:
+    """The `judgelab` command: `main`, then an exit without the interpreter's final garbage
+    collections. Those walk every object the libraries made (2.1 s after a rerun; 0.2 s with
+    the objects frozen, measured); atexit hooks and stream flushes still run, and what the
+    command opened it closed itself."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

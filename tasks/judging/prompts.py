@@ -102,7 +102,12 @@ def render_system(template: Template, scale: Scale) -> str:
 def messages(system: str, text: str, quote: bool = True) -> list[dict]:
     """System prompt plus the item: a rated text is quoted; a question–answer item arrives
     already rendered (`quote=False`)."""
-    return [
-        {"role": "system", "content": system},
-        {"role": "user", "content": f'Text: "{text}"' if quote else text},
-    ]
+    return [system_turn(system), user_turn(text, quote)]
+
+
+def system_turn(system: str) -> dict:
+    return {"role": "system", "content": system}
+
+
+def user_turn(text: str, quote: bool = True) -> dict:
+    return {"role": "user", "content": f'Text: "{text}"' if quote else text}

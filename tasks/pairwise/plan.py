@@ -11,7 +11,7 @@ import polars as pl
 from judgelab.study import Study
 from tasks.judging import prompts as templates
 from tasks.judging.efforts import effort_designs
-from tasks.judging.keys import request_params
+from tasks.judging.keys import canonical_json, request_params
 from tasks.judging.scales import Scale
 from tasks.pairwise import prompts
 from tasks.plan import plan_frame, plan_row
@@ -36,11 +36,12 @@ def build_plan(study: Study, pairs: pl.DataFrame, scales: dict[str, Scale]) -> p
     """One row per judge × reasoning effort × prompt level × pair × order × repeat; repeat r
     sends the judge's seed + r (keys.repeat_seed), as in every study type."""
     scale = scales[SCALE]
+    scale_json = canonical_json(scale.key_material())
     rows = []
     columns = ("pair_id", "context", "answer_a", "answer_b")
     for configured in study.judges:
         for effort, judge in effort_designs(configured, study.reasoning_efforts):
-            params = [request_params(judge, scale, r) for r in range(study.repeats)]
+            params = [canonical_json(request_params(judge, scale, r)) for r in range(study.repeats)]
             for level in study.prompt_levels:
                 template = templates.load_template(study.task, level, study.prompt_version)
                 system = prompts.render_system(template, scale)
@@ -50,8 +51,8 @@ def build_plan(study: Study, pairs: pl.DataFrame, scales: dict[str, Scale]) -> p
                         rows += [
                             plan_row(
                                 *(study, judge, effort, level, study.prompt_version, SCALE),
-                                *(scale, item_id(pair_id, order), repeat, msgs),
-                                params[repeat],
+                                *(scale_json, item_id(pair_id, order), repeat),
+                                *(canonical_json(msgs), params[repeat]),
                             )
                             for repeat in range(study.repeats)
                         ]

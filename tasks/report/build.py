@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,9 +18,12 @@ from tasks import warehouse
 from tasks.judging.prompts import PROMPTS_DIR, task_config
 from tasks.kinds import kinds
 from tasks.report import drill, figures
+from tasks.report.figcache import FigureCache
 from tasks.report.page import Block, Section, render_page
 from tasks.report.panel import Panel
 from tasks.tone.plan import REWRITE_SCALE
+
+Render = Callable[[Callable, pl.DataFrame, str], str | None]  # (draw, rows, id prefix) → SVG
 
 STUDY_TYPES = """
 select study, arg_max(study_type, finished_at) as type
@@ -113,15 +117,19 @@ def sensitive(task: str, root: Path = PROMPTS_DIR) -> bool:
 
 
 def make_block(
-    panel: Panel, table: pl.DataFrame, prefix: str, drill_ids: dict[tuple, str] | None = None
+    panel: Panel,
+    table: pl.DataFrame,
+    prefix: str,
+    drill_ids: dict[tuple, str] | None = None,
+    render: Render = figures.render,
 ) -> Block:
-    """Draw a panel's figure from its rows (pure: no I/O); rows with a drill-down (`drill_ids`:
-    the view's row key → design id) carry its id."""
+    """Draw a panel's figure from its rows (`render`: draw and write SVG, or find it in a
+    FigureCache); rows with a drill-down (`drill_ids`: the view's row key → design id) carry
+    its id."""
     rows = row_ids(panel.view, table, drill_ids or {})
     if panel.draw is None:
         return Block(panel.view, panel.title, panel.guide, table, figure=False, drill=rows)
-    fig = panel.draw(table) if table.height else None
-    svg = figures.to_svg(fig, prefix) if fig is not None else None
+    svg = render(panel.draw, table, prefix) if table.height else None
     return Block(
         panel.view, panel.title, panel.guide, table, svg=svg, note=panel.why_blank, drill=rows
     )
@@ -154,7 +162,9 @@ def changes_block(settings: Settings, studies: list[str]) -> Block:
     )
 
 
-def summary_section(settings: Settings, studies: list[str], types: dict[str, str]) -> Section:
+def summary_section(
+    settings: Settings, studies: list[str], types: dict[str, str], render: Render = figures.render
+) -> Section:
     ran = warehouse.query(settings, WHAT_RAN, [studies, REWRITE_SCALE])
     ran = ran.insert_column(1, pl.Series("type", [types[s] for s in ran["study"]])).sort(
         pl.col("study").replace_strict({s: i for i, s in enumerate(studies)})
@@ -182,6 +192,7 @@ def summary_section(settings: Settings, studies: list[str], types: dict[str, str
             ),
             outcomes,
             "summary-1",
+            render=render,
         ),
     ]
     return Section(
@@ -207,7 +218,9 @@ DRIFT_PANEL = Panel(
 )
 
 
-def drift_section(settings: Settings, studies: list[str]) -> Section | None:
+def drift_section(
+    settings: Settings, studies: list[str], render: Render = figures.render
+) -> Section | None:
     """The canary's drift per study and its alerts; None when no study here has a canary
     batch (the section would only say so)."""
     rows = _rows_of(settings, "tbl_drift", studies)
@@ -220,6 +233,7 @@ def drift_section(settings: Settings, studies: list[str]) -> Section | None:
             replace(DRIFT_PANEL, title=f"{DRIFT_PANEL.title}: {study}"),
             rows.filter(pl.col("study") == study),
             f"drift-{i}",
+            render=render,
         )
         for i, study in enumerate(watched, 1)
     ]
@@ -323,7 +337,9 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
         raise ValueError("name at least one study")
     types = study_types(settings, studies)
     ids, data = drill_data(settings, studies, types)
-    sections = [summary_section(settings, studies, types)]
+    out = Path(out)
+    cache = FigureCache(settings.data_dir / "cache" / "figures" / out.stem)
+    sections = [summary_section(settings, studies, types, cache.render)]
     for kind in kinds():
         of_kind = [s for s in studies if types[s] == kind.name]
         if not of_kind:
@@ -335,18 +351,19 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
                 _rows_of(settings, panel.view, of_kind),
                 f"{kind.name}-{i}",
                 ids.get(panel.view),
+                cache.render,
             )
             for i, panel in enumerate(report.PANELS, 1)
         ]
         intro = f"{report.INTRO} Studies: {', '.join(of_kind)}."
         sections.append(Section(kind.name, report.TITLE, intro, blocks))
-    drift = drift_section(settings, studies)
+    drift = drift_section(settings, studies, cache.render)
     sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))
     html = render_page(studies, str(settings.duckdb_path), sections, set(types.values()), data)
-    out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".tmp-{uuid.uuid4().hex}"
     tmp.write_text(html, encoding="utf-8")
     os.replace(tmp, out)
+    cache.prune()
     return out

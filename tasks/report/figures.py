@@ -83,6 +83,14 @@ def new_figure(height: float, width: float = WIDTH) -> Figure:
     return fig
 
 
+def render(
+    draw: Callable[[pl.DataFrame], Figure | None], table: pl.DataFrame, prefix: str
+) -> str | None:
+    """Draw `table` and write the figure as SVG (None: `draw` drew nothing)."""
+    fig = draw(table)
+    return to_svg(fig, prefix) if fig is not None else None
+
+
 def to_svg(fig: Figure, prefix: str) -> str:
     """The figure as one inline <svg> element whose ids all start with `prefix`, so several
     figures on one page never share an id; scaled to the page width by CSS."""

@@ -9,7 +9,7 @@ import polars as pl
 from judgelab.study import Study
 from tasks.judging import prompts
 from tasks.judging.efforts import effort_designs
-from tasks.judging.keys import request_params
+from tasks.judging.keys import canonical_json, request_params
 from tasks.judging.scales import Scale
 from tasks.plan import plan_frame, plan_row
 from tasks.tone.axes import Axis, render_rewrite_prompt
@@ -44,11 +44,11 @@ def rewrite_plan(
                         f"{name}:{pole}",
                         axis.version,
                         REWRITE_SCALE,
-                        scale,
+                        canonical_json(scale.key_material()),
                         text_id,
                         0,
-                        msgs,
-                        params,
+                        canonical_json(msgs),
+                        canonical_json(params),
                     )
                 )
     return plan_frame(rows)
@@ -78,11 +78,11 @@ def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) ->
                                     level,
                                     study.prompt_version,
                                     scale_name,
-                                    scale,
+                                    canonical_json(scale.key_material()),
                                     version_id,
                                     repeat,
-                                    msgs,
-                                    params,
+                                    canonical_json(msgs),
+                                    canonical_json(params),
                                 )
                             )
     return plan_frame(rows)

@@ -97,3 +97,24 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     with pytest.raises(TableError) as err:
         vader.load_domain(tmp_path, "tweets")
     assert "line 1" in str(err.value) and "line 2" in str(err.value)
+
+
+def test_plain_lists_split_as_strings_equal_json_parsing() -> None:
+    """The string split (all rows plain decimals) and the json path (any other row) agree."""
+    lists = ["[0, -1, 2]", " [ -2.5,3 ] ", "[4]"]
+    raw = pl.DataFrame({"id": ["a", "b", "c"], "ratings": lists, "_line": [1, 2, 3]})
+    split = vader.per_rater(raw, "f.txt")
+    assert split.rows() == [
+        ("a", 0, 0.0),
+        ("a", 1, -1.0),
+        ("a", 2, 2.0),
+        ("b", 0, -2.5),
+        ("b", 1, 3.0),
+        ("c", 0, 4.0),
+    ]
+    # "1e0" is a number to json but not a plain decimal: the whole file takes the json path
+    parsed = vader.per_rater(
+        raw.vstack(pl.DataFrame({"id": ["d"], "ratings": ["[1e0]"], "_line": [4]})), "f.txt"
+    )
+    assert parsed.head(6).rows() == split.rows() and parsed.row(6) == ("d", 0, 1.0)
+    assert parsed.schema == split.schema

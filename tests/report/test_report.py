@@ -245,6 +245,22 @@ def test_only_the_types_present_get_sections(warehouse_run: Warehouse, tmp_path:
 
 
 @pytest.mark.slow
+def test_a_rewrite_with_the_same_rows_draws_nothing_and_gives_the_same_bytes(
+    warehouse_run: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "cached.html"
+    write_report(warehouse_run.settings, ["report-rating"], out)
+    first = out.read_bytes()
+
+    def no_drawing(*args: object) -> None:
+        raise AssertionError("a figure was drawn again")
+
+    monkeypatch.setattr(figures, "render", no_drawing)
+    write_report(warehouse_run.settings, ["report-rating"], out)
+    assert out.read_bytes() == first
+
+
+@pytest.mark.slow
 def test_an_unknown_study_is_an_error(warehouse_run: Warehouse, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"no study 'nope'.*known: report-accuracy"):
         write_report(warehouse_run.settings, ["report-rating", "nope"], tmp_path / "x.html")
