@@ -199,6 +199,7 @@ shard_size = 20000
 name = "mock"
 model = "openai/mock-judge"
 api_base = "http://127.0.0.1:9/v1"   # never contacted: every call is already stored
+api_key_env = "MOCK_JUDGE_KEY"        # set by this script: the run checks credentials first
 """
 
 
@@ -248,7 +249,7 @@ def rerun(calls: int, mirror: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         study_file = Path(tmp) / "rerun.toml"
         study_file.write_text(RERUN_STUDY.format(items=items, repeats=repeats))
-        env = {**os.environ, "JUDGELAB_DATA_DIR": f"{tmp}/data"}
+        env = {**os.environ, "JUDGELAB_DATA_DIR": f"{tmp}/data", KEY_ENV: "sk-never-sent"}
         if mirror:
             env["JUDGELAB_DATA_MIRROR"] = mirror
         settings = Settings(data_dir=Path(tmp) / "data")
