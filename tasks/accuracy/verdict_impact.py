@@ -8,7 +8,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pingouin as pg
 import polars as pl
 from scipy import stats as sps
 
@@ -57,6 +56,8 @@ def _chi2(
     right, or every row wrong) gives dof 0, chi2 0, p 1 and no V."""
     if rows.is_empty():
         return None, 0.0, None, None
+    import pingouin as pg  # here, not at the top: it costs every run 0.45 s of start-up
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _, _, st = pg.chi2_independence(rows.to_pandas(), x="correct", y=column)
@@ -72,6 +73,8 @@ def _cochran(matrix: np.ndarray) -> tuple[float | None, float, float | None]:
     if complete.shape[0] < 3:
         return None, float(k - 1), None
     wide = pl.DataFrame({f"d{j}": complete[:, j] for j in range(k)}).to_pandas()
+    import pingouin as pg
+
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
         st = pg.cochran(wide)
