@@ -86,21 +86,21 @@ def _watch(token: str) -> None:
 # --- the temporary Prefect server ----------------------------------------------------------
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _healthy(url: str, path: str = "/health") -> bool:
-    """urllib, not httpx: an httpx call builds an SSL context each time (0.6 s over a start)."""
-    import urllib.error
+def answers(url: str, path: str = "/health") -> bool:
+    """GET url+path gives 200. urllib, not httpx: an httpx call builds an SSL context each
+    time (0.6 s over a server's start)."""
     import urllib.request
 
     try:
         with urllib.request.urlopen(f"{url}{path}", timeout=2) as response:
             return response.status == 200
-    except (urllib.error.URLError, OSError):
+    except OSError:  # URLError and timeouts included
         return False
 
 
@@ -154,7 +154,7 @@ def prefect_api() -> Iterator[Callable[[], str | None]]:
         yield PREFECT_API_URL.value
         return
     deadline = time.monotonic() + PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()
-    port = _free_port()
+    port = free_port()
     proc, url = _start_server(port), f"http://127.0.0.1:{port}/api"
     failed: list[BaseException] = []
     stop = threading.Event()
@@ -164,7 +164,7 @@ def prefect_api() -> Iterator[Callable[[], str | None]]:
         is slow (0.8 s, measured) and would otherwise be the flow's."""
         nonlocal proc, url
         try:
-            while not _healthy(url):
+            while not answers(url):
                 if stop.is_set():
                     return
                 if proc.poll() is not None:  # the port was taken (exit 3): another one
@@ -173,14 +173,14 @@ def prefect_api() -> Iterator[Callable[[], str | None]]:
                         raise RuntimeError(
                             f"the temporary Prefect server did not start (exit {code})"
                         )
-                    port = _free_port()
+                    port = free_port()
                     proc, url = _start_server(port), f"http://127.0.0.1:{port}/api"
                 elif time.monotonic() > deadline:
                     raise RuntimeError(
                         f"the temporary Prefect server at {url} did not answer in time"
                     )
                 time.sleep(0.2)
-            _healthy(url, "/admin/version")
+            answers(url, "/admin/version")
         except BaseException as exc:  # raised in the caller's thread by ready()
             failed.append(exc)
 

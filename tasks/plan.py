@@ -99,14 +99,14 @@ def build_plan(
                 for scale_name in study.scales:
                     scale = scales[scale_name]
                     scale_json = canonical_json(scale.key_material())
-                    system = prompts.system_turn(prompts.render_system(template, scale))
-                    system = canonical_json(system)
+                    system = prompts.render_system(template, scale)
+                    system_json = canonical_json(prompts.system_turn(system))
                     params = [
                         canonical_json(request_params(judge, scale, r))
                         for r in range(study.repeats)
                     ]
                     for item_id, user in users:
-                        msgs_json = f"[{system},{user}]"  # = canonical_json(prompts.messages(…))
+                        msgs_json = f"[{system_json},{user}]"  # = canonical_json(messages(…))
                         rows += [
                             plan_row(
                                 *(study, judge, effort, level, study.prompt_version, scale_name),

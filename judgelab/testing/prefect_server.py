@@ -11,13 +11,13 @@ import argparse
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+
+from judgelab.lifecycle import answers, free_port
 
 # fast schedules for tests: the scheduler service looks for due runs every 2 s
 SERVER_ENV = {
@@ -26,20 +26,6 @@ SERVER_ENV = {
     "PREFECT_LOGGING_LEVEL": "WARNING",
     "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "2",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def healthy(api_url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{api_url}/health", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def start(home: Path, port: int) -> subprocess.Popen:
@@ -57,7 +43,7 @@ def start(home: Path, port: int) -> subprocess.Popen:
 
 def wait_healthy(proc: subprocess.Popen, api_url: str, timeout: float = 180.0) -> None:
     deadline = time.monotonic() + timeout
-    while not healthy(api_url):
+    while not answers(api_url):
         if proc.poll() is not None:
             raise RuntimeError(f"prefect server exited with {proc.returncode}")
         if time.monotonic() > deadline:

@@ -20,10 +20,10 @@ from tasks.kinds import kinds
 from tasks.report import drill, figures
 from tasks.report.figcache import FigureCache
 from tasks.report.page import Block, Section, render_page
-from tasks.report.panel import Panel
+from tasks.report.panel import Draw, Panel
 from tasks.tone.plan import REWRITE_SCALE
 
-Render = Callable[[Callable, pl.DataFrame, str], str | None]  # (draw, rows, id prefix) → SVG
+Render = Callable[[Draw, pl.DataFrame, str], str | None]  # (draw, rows, id prefix) → SVG
 
 STUDY_TYPES = """
 select study, arg_max(study_type, finished_at) as type
@@ -163,7 +163,7 @@ def changes_block(settings: Settings, studies: list[str]) -> Block:
 
 
 def summary_section(
-    settings: Settings, studies: list[str], types: dict[str, str], render: Render = figures.render
+    settings: Settings, studies: list[str], types: dict[str, str], render: Render
 ) -> Section:
     ran = warehouse.query(settings, WHAT_RAN, [studies, REWRITE_SCALE])
     ran = ran.insert_column(1, pl.Series("type", [types[s] for s in ran["study"]])).sort(
@@ -218,9 +218,7 @@ DRIFT_PANEL = Panel(
 )
 
 
-def drift_section(
-    settings: Settings, studies: list[str], render: Render = figures.render
-) -> Section | None:
+def drift_section(settings: Settings, studies: list[str], render: Render) -> Section | None:
     """The canary's drift per study and its alerts; None when no study here has a canary
     batch (the section would only say so)."""
     rows = _rows_of(settings, "tbl_drift", studies)

@@ -13,14 +13,13 @@ import hashlib
 import io
 import os
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib
 import polars as pl
-from matplotlib.figure import Figure
 
 from tasks.report import figures
+from tasks.report.panel import Draw
 
 TASKS_DIR = Path(__file__).resolve().parents[1]
 NO_FIGURE = ""  # stored for a drawing that returned no figure
@@ -34,7 +33,7 @@ def code_version() -> str:
     return h.hexdigest()
 
 
-def figure_key(version: str, draw: Callable, table: pl.DataFrame, prefix: str) -> str:
+def figure_key(version: str, draw: Draw, table: pl.DataFrame, prefix: str) -> str:
     buf = io.BytesIO()
     table.rechunk().write_ipc(buf, compression="uncompressed")
     name = f"{draw.__module__}.{draw.__qualname__}\0{prefix}\0{version}\0".encode()
@@ -47,9 +46,7 @@ class FigureCache:
     def __init__(self, folder: Path) -> None:
         self.folder, self.version, self.used = folder, code_version(), set[str]()
 
-    def render(
-        self, draw: Callable[[pl.DataFrame], Figure | None], table: pl.DataFrame, prefix: str
-    ) -> str | None:
+    def render(self, draw: Draw, table: pl.DataFrame, prefix: str) -> str | None:
         key = figure_key(self.version, draw, table, prefix)
         self.used.add(key)
         path = self.folder / f"{key}.svg"

@@ -21,6 +21,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from tasks.report.panel import Draw
+
 # text as paths: the SVG needs no font on the reader's machine
 STYLE = {
     "svg.fonttype": "path",
@@ -83,9 +85,7 @@ def new_figure(height: float, width: float = WIDTH) -> Figure:
     return fig
 
 
-def render(
-    draw: Callable[[pl.DataFrame], Figure | None], table: pl.DataFrame, prefix: str
-) -> str | None:
+def render(draw: Draw, table: pl.DataFrame, prefix: str) -> str | None:
     """Draw `table` and write the figure as SVG (None: `draw` drew nothing)."""
     fig = draw(table)
     return to_svg(fig, prefix) if fig is not None else None

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import polars as pl
 from matplotlib.figure import Figure
 
+Draw = Callable[[pl.DataFrame], Figure | None]  # a view's rows → its figure (None: nothing)
+
 
 @dataclass(frozen=True)
 class Panel:
@@ -17,5 +19,5 @@ class Panel:
     view: str
     title: str
     guide: str
-    draw: Callable[[pl.DataFrame], Figure | None] | None = None
+    draw: Draw | None = None
     why_blank: str = ""  # shown when the view has rows but nothing to draw

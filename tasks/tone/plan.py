@@ -65,6 +65,7 @@ def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) ->
                 template = prompts.load_template(study.task, level, study.prompt_version)
                 for scale_name in study.scales:
                     scale = scales[scale_name]
+                    scale_json = canonical_json(scale.key_material())
                     system = prompts.render_system(template, scale)
                     for version_id, text in versions.select("version_id", "text").iter_rows():
                         msgs = prompts.messages(system, text)
@@ -78,7 +79,7 @@ def eval_plan(study: Study, versions: pl.DataFrame, scales: dict[str, Scale]) ->
                                     level,
                                     study.prompt_version,
                                     scale_name,
-                                    canonical_json(scale.key_material()),
+                                    scale_json,
                                     version_id,
                                     repeat,
                                     canonical_json(msgs),
