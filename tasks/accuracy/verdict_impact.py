@@ -20,6 +20,7 @@ from tasks.accuracy.consensus import design_verdicts
 from tasks.accuracy.metrics import truth_labels
 from tasks.cuts import SIG_P, below, below_expr
 from tasks.equivalence import tost
+from tasks.matrix import items_by_designs
 from tasks.multiplicity import with_adjusted
 from tasks.stats import one_blas_thread
 
@@ -81,16 +82,6 @@ def _cochran(matrix: np.ndarray) -> tuple[float | None, float, float | None]:
     return _finite(st["Q"].iloc[0]), float(st["dof"].iloc[0]), _finite(st["p_unc"].iloc[0])
 
 
-def _matrix(rows: pl.DataFrame, designs: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
-    """The designs (sorted) and an items × designs correctness matrix, NaN = unscored."""
-    designs = designs.select(DESIGN_KEYS).unique().sort(DESIGN_KEYS).with_row_index("d")
-    items = rows.select("item_id").unique().sort("item_id").with_row_index("i")
-    cells = rows.join(designs, on=DESIGN_KEYS).join(items, on="item_id")
-    x = np.full((items.height, designs.height), np.nan)
-    x[cells["i"].to_numpy(), cells["d"].to_numpy()] = cells["correct"].to_numpy()
-    return designs.drop("d"), x
-
-
 def _test_row(study: str, test: str, choice: str, n_levels: int, n_obs: int, stats: tuple):
     statistic, dof, p, *v = stats
     return {
@@ -142,7 +133,7 @@ def verdict_tests(
                         _chi2(kept.select("correct", column), column),
                     )
                 )
-        designs, x = _matrix(rows, rows)
+        designs, x = items_by_designs(rows, DESIGN_KEYS, "correct")
         if designs.height >= 2:
             n_complete = int((~np.isnan(x).any(axis=1)).sum())
             out.append(
@@ -196,7 +187,7 @@ def _differ(designs: pl.DataFrame, ia: np.ndarray, ib: np.ndarray) -> np.ndarray
 def _study_pairs(
     study: str, rows: pl.DataFrame, designs: pl.DataFrame, margin: float
 ) -> pl.DataFrame | None:
-    designs, x = _matrix(rows, designs)
+    designs, x = items_by_designs(rows, DESIGN_KEYS, "correct", designs)
     ia, ib = np.triu_indices(designs.height, 1)
     differ = _differ(designs, ia, ib)
     single = differ.sum(axis=1) == 1

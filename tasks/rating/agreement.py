@@ -11,22 +11,13 @@ from schemas.scores import DESIGN
 from schemas.validate import validate
 from tasks.cuts import SIG_P, above_expr, below_expr
 from tasks.equivalence import tost
+from tasks.matrix import items_by_designs
 from tasks.multiplicity import with_adjusted
 from tasks.stats import alpha_two_coders, signed_rank
 
 DESIGN_KEYS = DESIGN[1:]  # a design within its study
 CHOICE_COLUMNS = dict(zip(CHOICES, ("judge", "prompt_level", "scale"), strict=True))
 CHUNK_CELLS = 1_000_000  # items × pairs per chunk (the rank test holds ~15 arrays of this size)
-
-
-def _matrix(study_rows: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
-    """The study's designs (sorted) and an items × designs score matrix, NaN where unscored."""
-    designs = study_rows.select(DESIGN_KEYS).unique().sort(DESIGN_KEYS).with_row_index("d")
-    items = study_rows.select("item_id").unique().sort("item_id").with_row_index("i")
-    cells = study_rows.join(designs, on=DESIGN_KEYS).join(items, on="item_id")
-    x = np.full((items.height, designs.height), np.nan)
-    x[cells["i"].to_numpy(), cells["d"].to_numpy()] = cells["score_1to7"].to_numpy()
-    return designs.drop("d"), x
 
 
 def _wilcoxon_p(d: np.ndarray) -> np.ndarray:
@@ -65,7 +56,7 @@ def _pair_stats(x: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _study_pairs(study: str, rows: pl.DataFrame, margin: float) -> pl.DataFrame:
-    designs, x = _matrix(rows)
+    designs, x = items_by_designs(rows, DESIGN_KEYS, "score_1to7")
     s = _pair_stats(x)
     n = s["n"]
     with np.errstate(divide="ignore", invalid="ignore"):

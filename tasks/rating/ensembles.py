@@ -17,6 +17,7 @@ import polars as pl
 from schemas.ensemble_holdout import EnsembleHoldout
 from schemas.ensembles import POOLS, STRATEGIES, Ensembles
 from schemas.validate import validate
+from tasks.matrix import items_by_designs
 
 # strategy → (columns every member shares, column in which all members differ); in the
 # judges+baselines pool a baseline is a design like any other, joining wherever it fits
@@ -79,21 +80,13 @@ class Fit:
 
 def matrix(item_scores: pl.DataFrame) -> Matrix:
     """One study's item_scores → items × designs deviations from the human mean."""
-    designs = (
-        item_scores.select("kind", "judge", "model", "prompt_level", "scale")
-        .unique()
-        .sort("judge", "prompt_level", "scale")
-        .with_row_index("d")
+    designs, dev = items_by_designs(
+        item_scores,
+        ["kind", "judge", "model", "prompt_level", "scale"],
+        pl.col("score_1to7") - pl.col("human_1to7"),
+        sort=["judge", "prompt_level", "scale"],
     )
-    items = item_scores.select("item_id").unique().sort("item_id").with_row_index("i")
-    cells = item_scores.join(designs, on=["kind", "judge", "model", "prompt_level", "scale"]).join(
-        items, on="item_id"
-    )
-    dev = np.full((items.height, designs.height), np.nan)
-    dev[cells["i"].to_numpy(), cells["d"].to_numpy()] = (
-        cells["score_1to7"] - cells["human_1to7"]
-    ).to_numpy()
-    return Matrix(designs.drop("d"), dev)
+    return Matrix(designs, dev)
 
 
 def pools(baselines: bool) -> tuple[str, ...]:
