@@ -22,9 +22,8 @@ import polars as pl
 
 from judgelab.study import PairFile
 from schemas.pairs import PREFERENCES
-from schemas.validate import TableError
 from tasks.benchmarks.hhrlhf import COLUMNS
-from tasks.benchmarks.ratingfile import Problems, blank, read_table, repeats, show
+from tasks.benchmarks.ratingfile import Problems, blank, read_roles, repeats, show
 
 
 def _roles(spec: PairFile) -> dict[str, str]:
@@ -51,17 +50,8 @@ def load(spec: PairFile) -> pl.DataFrame:
 
 def read_checked(spec: PairFile) -> pl.DataFrame:
     """The file's rows by role, every row checked; nothing is written (the check at load)."""
-    path = Path(spec.path)
-    roles = _roles(spec)
-    raw, problems = read_table(path, list(dict.fromkeys(roles.values())))
-    frame = raw.select(
-        *(pl.col(column).alias(role) for role, column in roles.items()), "_where"
-    ).with_row_index("_row", offset=1)
-    check(frame, roles, path.name, problems)
-    if problems.total:
-        listed = "\n  ".join(problems.lines)
-        raise TableError(f"{path}: {problems.total} problem(s)\n  {listed}")
-    return frame
+    path, roles = Path(spec.path), _roles(spec)
+    return read_roles(path, roles, lambda frame, found: check(frame, roles, path.name, found))
 
 
 def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Problems) -> None:

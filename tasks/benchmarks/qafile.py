@@ -29,9 +29,9 @@ from pathlib import Path
 import polars as pl
 
 from judgelab.study import QaFile
-from schemas.validate import TableError, validate
+from schemas.validate import validate
 from tasks.benchmarks.qa import qa_text
-from tasks.benchmarks.ratingfile import Problems, blank, read_table, repeats, show
+from tasks.benchmarks.ratingfile import Problems, blank, read_roles, repeats, show
 
 TRUE, FALSE = ("true", "1", "1.0"), ("false", "0", "0.0")
 SELF_EVIDENT = {  # undeclared labels that say what they mean
@@ -160,16 +160,7 @@ def load(spec: QaFile) -> pl.DataFrame:
 def read_checked(spec: QaFile) -> pl.DataFrame:
     """The file's rows by role, every row checked; nothing is written (the check at load)."""
     path = Path(spec.path)
-    roles = _roles(spec)
-    raw, problems = read_table(path, list(dict.fromkeys(roles.values())))
-    frame = raw.select(
-        *(pl.col(column).alias(role) for role, column in roles.items()), "_where"
-    ).with_row_index("_row", offset=1)
-    check(frame, spec, path.name, problems)
-    if problems.total:
-        listed = "\n  ".join(problems.lines)
-        raise TableError(f"{path}: {problems.total} problem(s)\n  {listed}")
-    return frame
+    return read_roles(path, _roles(spec), lambda frame, found: check(frame, spec, path.name, found))
 
 
 def labelled(frame: pl.DataFrame) -> int:

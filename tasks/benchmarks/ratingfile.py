@@ -44,11 +44,25 @@ def load(spec: RatingFile) -> tuple[pl.DataFrame, pl.DataFrame]:
 def read_checked(spec: RatingFile) -> pl.DataFrame:
     """The file's rows by role, every row checked; nothing is written (the check at load)."""
     path = Path(spec.path)
-    roles = _roles(spec)
+
+    def checks(frame: pl.DataFrame, problems: Problems) -> None:
+        check_rows(frame, spec, path.name, problems)
+        check_items(frame, spec, problems)
+
+    return read_roles(path, _roles(spec), checks)
+
+
+def read_roles(
+    path: Path, roles: dict[str, str], check: Callable[[pl.DataFrame, Problems], None]
+) -> pl.DataFrame:
+    """A user's file with its columns renamed to their roles (role → column; so columns cannot
+    clash), `_where` and a 1-based `_row` kept, every row checked by `check`; a TableError
+    listing every problem found, before anything is written. Shared by the file loaders."""
     raw, problems = read_table(path, list(dict.fromkeys(roles.values())))
-    frame = raw.select(*(pl.col(column).alias(role) for role, column in roles.items()), "_where")
-    check_rows(frame, spec, path.name, problems)
-    check_items(frame, spec, problems)
+    frame = raw.select(
+        *(pl.col(column).alias(role) for role, column in roles.items()), "_where"
+    ).with_row_index("_row", offset=1)
+    check(frame, problems)
     if problems.total:
         listed = "\n  ".join(problems.lines)
         raise TableError(f"{path}: {problems.total} problem(s)\n  {listed}")
