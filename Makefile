@@ -8,14 +8,16 @@ export JUDGELAB_DATA_MIRROR ?= $(abspath $(wildcard ../shared/datasets))
 
 .PHONY: setup browser run test test-fast lint lock clean
 
-$(STAMP): requirements.lock requirements-nodeps.txt pyproject.toml
+$(STAMP): requirements.lock requirements-nodeps.txt pyproject.toml judgelab/bootstrap.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python judgelab/bootstrap.py  # the locked pip; llama.cpp for a portable CPU baseline
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements-nodeps.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 setup: $(STAMP)  ## create .venv from the hash-locked requirements
+	@$(BIN)/python judgelab/bootstrap.py  # ~0.1 s: rebuilds llama.cpp if the venv's is not portable
 
 run: setup  ## run the default studies on the embedded judge: rating (sentiment, toxicity) + accuracy
 	$(BIN)/judgelab run studies/all.toml

@@ -1,19 +1,20 @@
-"""The embedded judge (SmolLM2 in llama.cpp): calls/s and answers, before and after.
+"""The embedded judge (SmolLM2 in llama.cpp): calls/s of the portable build against a native one.
+
+`make setup` builds llama-cpp-python for a portable x86-64 baseline (judgelab/bootstrap.py:
+AVX2/FMA/F16C, no -march=native, no AVX-512, no AMX), because a native build dies with
+SIGILL on hosts that advertise instructions they cannot run. This measures what that costs.
 
 Plans the default studies (sentiment, toxicity, accuracy: every scale and prompt level) in a
-temporary data dir, takes a sample of their calls grouped by design, and makes each design's
-calls twice, interleaved design by design in alternating order:
+temporary data dir and takes a sample of their calls grouped by design. Two worker
+processes hold the shipped provider (tasks/judging/providers.LocalLlama), one importing the
+venv's portable build, one a native (-march=native) build of the same locked version
+(`python judgelab/bootstrap.py --native` compiles it into its own wheel directory; it is
+never installed into the venv). Each design's calls go to both, design by design in
+alternating order, one llama.cpp thread each so they do not fight over the cores.
 
-  before: the whole answer decoded under the grammar (`create_chat_completion`, what
-          judgelab did until this change), threads fixed at 2;
-  after:  the provider judgelab ships (tasks/judging/providers.LocalLlama): the answer's
-          fixed opening written into the prompt, only the value decoded, threads chosen from
-          the free cores.
-
-Printed: calls/s of each and their ratio; how many answers agree at temperature 0, with
-every difference listed (scale, before, after). Then, for the shipped provider: calls/s
-with the sample's designs interleaved call by call against grouped (prefix reuse), and with
-1 against 2 threads. Asserts nothing.
+Printed: each build's CPU features, calls/s of each and their ratio, and how many answers
+agree at temperature 0. Then, for the portable build: calls/s with two designs interleaved
+call by call against grouped (prefix reuse), and with 1 against 2 threads. Asserts nothing.
 
 .venv/bin/python bench/bench_local.py [--calls 500] [--order-calls 60]
 """
@@ -39,7 +40,6 @@ import polars as pl  # noqa: E402
 from judgelab.settings import PROJECT_ROOT  # noqa: E402
 from tasks.judging import providers  # noqa: E402
 from tasks.judging.cache import missing_calls  # noqa: E402
-from tasks.judging.grammar import score_grammar  # noqa: E402
 
 MODEL = "smollm2-135m-instruct"
 STUDIES = ("sentiment", "toxicity", "accuracy")
@@ -68,27 +68,6 @@ def planned_calls(calls: int, tmp: Path) -> pl.DataFrame:
     return missing_calls(sample, none_done, sample["judge"][0], 0, 1).head(calls)
 
 
-class Before:
-    """Judgelab's local path until this change: the whole answer under the grammar."""
-
-    def __init__(self) -> None:
-        from llama_cpp import Llama
-
-        path = providers.LOCAL_MODELS[MODEL]()
-        self.llm = Llama(model_path=str(path), n_ctx=2048, n_threads=2, verbose=False)
-
-    def __call__(self, row: dict) -> str:
-        params = json.loads(row["params"])
-        out = self.llm.create_chat_completion(
-            messages=json.loads(row["messages"]),
-            temperature=params["temperature"],
-            seed=params["seed"],
-            max_tokens=params["max_tokens"],
-            grammar=score_grammar(params["response_format"]["json_schema"]["schema"]),
-        )
-        return out["choices"][0]["message"]["content"]
-
-
 class After:
     """The shipped provider, called as litellm calls it."""
 
@@ -110,32 +89,81 @@ def timed(judge, rows: list[dict]) -> tuple[float, list[str]]:
     return time.perf_counter() - t0, answers
 
 
-def compare(rows: list[dict], before: Before, after: After) -> None:
+def worker() -> None:
+    """One build's judge: a JSON list of rows per stdin line, (seconds, answers) per line out."""
+    import llama_cpp
+
+    judge = After("1")
+    features = llama_cpp.llama_print_system_info().decode().strip()
+    print(json.dumps({"lib": llama_cpp.__file__, "features": features}), flush=True)
+    for line in sys.stdin:
+        print(json.dumps(timed(judge, json.loads(line))), flush=True)
+
+
+class Build:
+    """A worker process whose `llama_cpp` is the venv's (path None) or one under `path`."""
+
+    def __init__(self, name: str, path: Path | None) -> None:
+        env = {**os.environ, "JUDGELAB_LOCAL_THREADS": "1"}
+        if path is not None:
+            env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+        self.name = name
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=PROJECT_ROOT,
+        )
+        self.info = json.loads(self.proc.stdout.readline())
+
+    def __call__(self, rows: list[dict]) -> tuple[float, list[str]]:
+        self.proc.stdin.write(json.dumps(rows) + "\n")
+        self.proc.stdin.flush()
+        return tuple(json.loads(self.proc.stdout.readline()))
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def native_build(tmp: Path) -> Path | None:
+    """The native wheel of the locked version, unpacked under tmp; None if not built."""
+    from judgelab import bootstrap
+
+    out = bootstrap.wheel_dir(bootstrap.NATIVE_FLAGS, bootstrap.locked_requirement())
+    wheels = sorted(out.glob("llama_cpp_python-*.whl"))
+    if not wheels:
+        return None
+    target = tmp / "native"
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index"]
+    subprocess.run([*cmd, "--target", str(target), str(wheels[-1])], check=True)
+    return target
+
+
+def compare(rows: list[dict], builds: list[Build]) -> None:
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((r["study"], r["scale"], r["prompt_level"]), []).append(r)
+    for b in builds:  # grammars compile, weights page in
+        b(rows[:2])
     wall = Counter()
-    answers: dict[str, dict[str, str]] = {"before": {}, "after": {}}
+    answers: dict[str, dict[str, str]] = {b.name: {} for b in builds}
     for k, group in enumerate(groups.values()):
-        order = [("before", before), ("after", after)]
-        for name, judge in order if k % 2 == 0 else order[::-1]:
-            dt, got = timed(judge, group)
-            wall[name] += dt
-            answers[name].update(zip([r["key"] for r in group], got, strict=True))
+        for b in builds if k % 2 == 0 else builds[::-1]:
+            dt, got = b(group)
+            wall[b.name] += dt
+            answers[b.name].update(zip([r["key"] for r in group], got, strict=True))
     n = len(rows)
-    b, a = n / wall["before"], n / wall["after"]
-    print(f"{n} calls over {len(groups)} designs, interleaved design by design")
-    print(f"before (whole answer decoded, 2 threads): {b:5.2f} calls/s")
-    print(f"after  (opening in the prompt, {after.threads} thread(s)): {a:5.2f} calls/s")
-    print(f"ratio after/before: {a / b:.2f}")
-    diff = [
-        (r["scale"], answers["before"][r["key"]], answers["after"][r["key"]])
-        for r in rows
-        if answers["before"][r["key"]] != answers["after"][r["key"]]
-    ]
-    print(f"answers agreeing at temperature 0: {n - len(diff)}/{n} ({1 - len(diff) / n:.1%})")
-    for scale, x, y in diff:
-        print(f"  {scale:9} before {x!r:32} after {y!r}")
+    print(f"{n} calls over {len(groups)} designs, interleaved design by design, 1 thread each")
+    for b in builds:
+        print(f"{b.name:8} {n / wall[b.name]:5.2f} calls/s   {b.info['features']}")
+    if len(builds) == 2:
+        (x, y) = (b.name for b in builds)
+        print(f"ratio {x}/{y}: {wall[y] / wall[x]:.3f}")
+        same = sum(answers[x][r["key"]] == answers[y][r["key"]] for r in rows)
+        print(f"answers agreeing at temperature 0: {same}/{n} ({same / n:.1%})")
 
 
 def order_and_threads(rows: list[dict], calls: int) -> None:
@@ -165,15 +193,26 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--calls", type=int, default=500)
     p.add_argument("--order-calls", type=int, default=60)
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.worker:
+        return worker()
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
         rows = planned_calls(args.calls, Path(tmp)).to_dicts()
-    before, after = Before(), After()
-    for judge in (before, after):  # grammars compile, weights page in
-        timed(judge, rows[:2])
-    compare(rows, before, after)
-    order_and_threads(rows, args.order_calls)
+        native = native_build(Path(tmp))
+        builds = [Build("portable", None)]
+        if native is None:
+            print("no native build to compare: python judgelab/bootstrap.py --native builds one")
+        else:
+            builds.append(Build("native", native))
+        try:
+            compare(rows, builds)
+        finally:
+            for b in builds:
+                b.close()
+    if args.order_calls:
+        order_and_threads(rows, args.order_calls)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from judgelab.settings import Settings
     from judgelab.study import Study
+    from tasks.judging.selftest import SelfTest
     from tasks.power import PowerPlan
 
 
@@ -80,6 +81,7 @@ def expected_errors() -> tuple[type[Exception], ...]:
     # litellm loads in seconds: an error at load must not wait for it (see `loaded`)
     MissingApiKey = loaded("tasks.judging.engine", "MissingApiKey")
     JudgeFailures = loaded("tasks.judging.failures", "JudgeFailures")
+    LocalJudgeBroken = loaded("tasks.judging.selftest", "LocalJudgeBroken")
     DuckDBError = loaded("duckdb", "Error")  # `sql`, `show --where`: printed by `main`
 
     return (
@@ -92,6 +94,7 @@ def expected_errors() -> tuple[type[Exception], ...]:
         FetchError,
         MissingApiKey,
         JudgeFailures,  # cmd_run prints one line per failing judge and exits 1
+        LocalJudgeBroken,  # a Dask worker's self-test (the run's own is in preflight)
         DuckDBError,
     )
 
@@ -119,16 +122,51 @@ def quiet_prefect_console() -> None:
             handler.addFilter(HideExpected())
 
 
-def preflight(run_file: str) -> None:
-    """Every study file parses and every judge has its credentials, before anything runs."""
+def checked_studies(run_file: str) -> list[tuple[str, Study]]:
+    """Every study file of a run file, parsed and checked before any credential is looked up."""
     from judgelab.check import check_study
     from judgelab.study import study_files
 
     studies = []
-    for path in study_files(run_file):  # every file checked before any credential is looked up
+    for path in study_files(run_file):
         study = load_study(path)
         check_study(path, study)
         studies.append((path, study))
+    return studies
+
+
+def self_test(studies: list[tuple[str, Study]]) -> SelfTest:
+    """The embedded models' one-decode probe, started (tasks/judging/selftest.py)."""
+    from tasks.judging.selftest import SelfTest
+
+    roles = [j for _, s in studies for j in [*s.judges, s.rewriter] if j]
+    return SelfTest([j.model for j in roles])
+
+
+def passed(selftest: SelfTest) -> None:
+    from tasks.judging.selftest import LocalJudgeBroken
+
+    try:
+        selftest.wait()
+    except LocalJudgeBroken as exc:
+        raise UsageError(str(exc)) from None
+
+
+def preflight(run_file: str) -> None:
+    """Every study file parses, every judge has its credentials and every embedded model
+    decodes on this machine, before anything runs."""
+    studies = checked_studies(run_file)
+    selftest = self_test(studies)  # in a child process, while litellm loads here
+    try:
+        _check_credentials(studies)
+    except BaseException:
+        selftest.stop()
+        raise
+    passed(selftest)
+
+
+def _check_credentials(studies: list) -> None:
+    """Notes of each study, then a UsageError for the first judge without its key."""
     from tasks.judging.engine import missing_credentials
 
     for path, study in studies:
@@ -148,8 +186,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     lifecycle.guard_tree()  # our Prefect server and workers die with us, even on SIGKILL
     lifecycle.raise_on_signals()
     failures = []
+    studies = checked_studies(args.study)
+    passed(self_test(studies))  # before the server starts: a judge that cannot run writes nothing
     with lifecycle.prefect_api() as api_ready:  # a temporary server boots meanwhile
-        preflight(args.study)
+        _check_credentials(studies)
         from flows.suite import study_suite
         from tasks.judging.failures import JudgeFailures
 

@@ -60,3 +60,18 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     with prefect_server.running(tmp_path_factory.mktemp("prefect-server")) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def embedded_judge() -> str:
+    """The embedded model, after its one-decode self-test in a child process: on a machine
+    whose llama.cpp build cannot run, a test using llama.cpp in-process fails with the
+    self-test's one line instead of killing its xdist worker with SIGILL."""
+    from tasks.judging import selftest
+
+    model = "local/smollm2-135m-instruct"
+    try:
+        selftest.check([model])
+    except selftest.LocalJudgeBroken as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return model

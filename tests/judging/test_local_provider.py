@@ -13,6 +13,7 @@ from tasks.judging.parse import parse_score
 from tasks.judging.scales import load_scales
 
 SCALES = {n: s for n, s in load_scales().items() if s.structured}
+pytestmark = pytest.mark.usefixtures("embedded_judge")  # llama.cpp in this process
 
 
 @pytest.mark.parametrize("name", sorted(SCALES))
