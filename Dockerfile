@@ -8,9 +8,9 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends build-essential cmake git \
     && rm -rf /var/lib/apt/lists/*
 
-# Passed to llama.cpp's CMake build. The default tunes it to the building CPU; for an image
-# that runs elsewhere: --build-arg CMAKE_ARGS="-DGGML_NATIVE=OFF".
-ARG CMAKE_ARGS=""
+# llama.cpp's CMake flags; empty = judgelab/bootstrap.py's portable x86-64 baseline (no
+# -march=native, AVX-512 or AMX: an image built on one host runs on any other).
+ARG JUDGELAB_LLAMA_CMAKE_ARGS=""
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -22,10 +22,12 @@ WORKDIR /app
 # Dependencies before the code, so a code change does not rebuild them. Same steps as the
 # Makefile's setup target. The lock's local --extra-index-url/--find-links lines point at
 # paths that do not exist here: pip warns, skips them and installs from PyPI, by hash.
-# The cache mount keeps the compiled llama-cpp-python wheel between builds.
+# The cache mount keeps the portable llama-cpp-python wheel (bootstrap's own directory).
 COPY requirements.lock requirements-nodeps.txt pyproject.toml ./
-RUN --mount=type=cache,target=/root/.cache/pip \
-    python -m pip install --require-hashes -r requirements.lock \
+COPY judgelab/bootstrap.py judgelab/bootstrap.py
+RUN --mount=type=cache,target=/root/.cache/judgelab \
+    python judgelab/bootstrap.py \
+    && python -m pip install --require-hashes -r requirements.lock \
     && python -m pip install --require-hashes --no-deps -r requirements-nodeps.txt
 
 COPY . .

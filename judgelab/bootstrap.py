@@ -147,8 +147,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--native", action="store_true", help="build the -march=native wheel")
     args = parser.parse_args()
-    if sys.prefix == sys.base_prefix:
-        raise SystemExit("run this with the venv's python (.venv/bin/python)")
     locked_pip()
     requirement = locked_requirement()
     if args.native:
