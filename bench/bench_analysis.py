@@ -251,7 +251,8 @@ def rating_round(t: Timer, study: Study, settings: Settings) -> None:
     )
     t("variance components", variance.variance_components, per_item)
     kw = {"max_ensembles": a.max_ensembles, "seed": a.seed, "baselines": a.ensemble_baselines}
-    t("ensembles + size curve", ensembles.ensembles, per_item, **kw)
+    kw |= {"distinct": a.ensemble_distinct}
+    t("ensembles + size curve", ensembles.ensembles, per_item, **kw, outlier_scale=a.outlier_scale)
     t("ensemble holdout", ensembles.ensemble_holdout, per_item, **kw)
     t("analyze task (whole)", st.analyze_stage.fn, study, settings)
     t("agreement task (whole)", st.agreement_stage.fn, study, settings)

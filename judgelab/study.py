@@ -254,6 +254,10 @@ class Analysis(BaseModel):
     consensus_votes: Literal["model", "design"] = "model"
     # ensembles are of LLM judges (P1 D.3); true adds a separately labelled judges+baselines pool
     ensemble_baselines: bool = False
+    # what a Model (Free) / Model (Fixed) ensemble may not repeat: "model" (the paper's rule, D.3)
+    # the litellm model string, so two judges of one model (other temperature or effort) never
+    # share an ensemble; "judge": each judge counts as its own model
+    ensemble_distinct: Literal["model", "judge"] = "model"
     # TOST margin: a difference inside ±margin "does not matter". Ratings: points on 1–7
     # (default 0.2); accuracy: percentage points (default 5)
     equivalence_margin: float | None = Field(default=None, gt=0)

@@ -1,5 +1,5 @@
-"""ensembles: per study × pool × strategy × size, the bias of averaged designs against their
-members'."""
+"""ensembles: per study × subset × pool × strategy × size, the bias of averaged designs against
+their members'."""
 
 import pandera.polars as pa
 
@@ -10,6 +10,8 @@ POOLS = ("judges", "judges+baselines")
 
 class Ensembles(pa.DataFrameModel):
     study: str
+    # "all" designs, or "without <scale>" (analysis.outlier_scale; Figure 5's triples only)
+    subset: str = pa.Field(str_matches=r"^(all|without .+)$")
     pool: str = pa.Field(isin=POOLS)
     strategy: str = pa.Field(isin=STRATEGIES)
     size: int = pa.Field(ge=1)  # members per ensemble; 1 = the single designs
@@ -26,4 +28,4 @@ class Ensembles(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ("study", "pool", "strategy", "size")
+        unique = ("study", "subset", "pool", "strategy", "size")

@@ -23,6 +23,12 @@ class ThresholdShares(pa.DataFrameModel):
     mean_mae: float = pa.Field(ge=0)
     min_bias: float
     max_bias: float
+    # Table 8's test of average |bias| across the grouping's groups (prompt levels or models):
+    # Kruskal–Wallis H, its df (groups − 1) and p, the same on every row of the grouping; null
+    # for grouping "all", with fewer than two groups, or when every |bias| is the same
+    abs_bias_h: float = pa.Field(nullable=True, ge=0)
+    abs_bias_df: int = pa.Field(nullable=True, ge=1)
+    abs_bias_p: float = pa.Field(nullable=True, ge=0, le=1)
 
     class Config:
         strict = True

@@ -20,7 +20,7 @@ MAE_CUT = 0.5  # MAE > cut (Table 7)
 MEDIUM_EFFECT = 0.3  # |rank-biserial| ≥ 0.3 medium (≥ 0.5 large, ≥ 0.1 small)
 EFFECT_CUTS = {"large": 0.5, "medium": 0.3, "small": 0.1}
 OUTLIER_SHARE_POINTS = 15.0  # Tables 9–10: a share moving ≥ 15 points is flagged
-OUTLIER_MEAN_CHANGE = 0.05  # … or a mean bias / |bias| / MAE moving ≥ 0.05
+OUTLIER_MEAN_CHANGE = 0.05  # … or mean |bias| moving ≥ 0.05 (flagged_broad: bias, MAE too)
 
 
 def above(x: float | None, cut: float) -> bool | None:

@@ -263,10 +263,19 @@ def agreement_stage(study: Study, settings: Settings) -> int:
         ),
         "variance_components": variance.variance_components(per_item),
         "ensembles": ensembles.ensembles(
-            per_item, max_ensembles=a.max_ensembles, seed=a.seed, baselines=a.ensemble_baselines
+            per_item,
+            max_ensembles=a.max_ensembles,
+            seed=a.seed,
+            baselines=a.ensemble_baselines,
+            distinct=a.ensemble_distinct,
+            outlier_scale=a.outlier_scale,
         ),
         "ensemble_holdout": ensembles.ensemble_holdout(
-            per_item, max_ensembles=a.max_ensembles, seed=a.seed, baselines=a.ensemble_baselines
+            per_item,
+            max_ensembles=a.max_ensembles,
+            seed=a.seed,
+            baselines=a.ensemble_baselines,
+            distinct=a.ensemble_distinct,
         ),
     }
     for name, frame in tables.items():

@@ -46,12 +46,19 @@ def _replace(dest: Path, frame: pl.DataFrame) -> None:
 
 # columns an earlier version named otherwise: the tone tables' evaluator and prompt_variant
 RENAMED = {"evaluator": "judge", "prompt_variant": "prompt_level"}
+# columns a later version added, per table, with what an earlier part's rows mean: ensembles of
+# every design (no outlier-scale variant), no Table 8 test of |bias|
+ADDED: dict[str, dict[str, object]] = {
+    "ensembles": {"subset": "all"},
+    "threshold_shares": {"abs_bias_h": None, "abs_bias_df": None, "abs_bias_p": None},
+}
 
 
 def upgrade_parts(settings: Settings) -> list[Path]:
-    """Rename the columns of parts an earlier version wrote (RENAMED), in place, so the views
-    publish (an old part would fail every publish: column "judge" not found); returns the parts
-    changed. Only each tone part's schema is read when there is nothing to do. The ledger's
+    """Rename the columns of parts an earlier version wrote (RENAMED) and add the columns it
+    did not write (ADDED), in place, so the views publish (an old part would fail every
+    publish: column "judge" not found); returns the parts changed. Only each tone, ensembles
+    and threshold_shares part's schema is read when there is nothing to do. The ledger's
     old row keys are read with the new names by sql/staging/stg_metric_history.sql."""
     changed = []
     for path in sorted(settings.warehouse_dir.glob("tone_*/*.parquet")):
@@ -59,6 +66,14 @@ def upgrade_parts(settings: Settings) -> list[Path]:
         if old:
             _replace(path, pl.read_parquet(path).rename({c: RENAMED[c] for c in old}))
             changed.append(path)
+    for table, added in ADDED.items():
+        columns = table_schema(table).to_schema().columns
+        for path in sorted((settings.warehouse_dir / table).glob("*.parquet")):
+            missing = sorted(added.keys() - pl.read_parquet_schema(path).keys())
+            if missing:
+                new = [pl.lit(added[c], columns[c].dtype.type).alias(c) for c in missing]
+                _replace(path, pl.read_parquet(path).with_columns(new))
+                changed.append(path)
     return changed
 
 

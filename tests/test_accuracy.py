@@ -236,6 +236,28 @@ def test_by_effort_prompt_and_model_views(settings: Settings) -> None:
     ]
 
 
+def test_table13_and_14_16_views_count_the_errors(settings: Settings) -> None:
+    """Tables 13–16 report "accuracy, leniency, and error counts": fp / fn are the row's
+    designs' false TRUEs and false FALSEs, summed (by subset for Table 13, per model × subset
+    for Tables 14–16)."""
+    metrics = accuracy_metrics(AB, consensus(AB), truth="reference")
+    warehouse.write_table(settings, metrics, "accuracy_metrics", "s")
+    con = _views(
+        settings,
+        "staging/stg_accuracy_metrics",
+        "reports/tbl_accuracy_by_prompt",
+        "reports/tbl_accuracy_by_effort",
+        "reports/tbl_accuracy_by_model",
+    )
+    by_model = con.sql("select judge, fp, fn from tbl_accuracy_by_model where subset = 'all'")
+    assert by_model.fetchall() == [("ja", 2, 1), ("jb", 1, 2)]  # as tbl_accuracy_by_design
+    for view in ("tbl_accuracy_by_prompt", "tbl_accuracy_by_effort"):
+        assert con.sql(f"select fp, fn from {view} where subset = 'all'").fetchall() == [(3, 3)]
+    per_subset = metrics.group_by("subset", "judge").agg(pl.col("fp", "fn").sum())
+    got = con.sql("select subset, judge, fp, fn from tbl_accuracy_by_model").pl()
+    assert got.sort("subset", "judge").equals(per_subset.sort("subset", "judge"))
+
+
 def test_switch_rates_view(settings: Settings) -> None:
     warehouse.write_table(settings, switch_rates(SWITCH, consensus(SWITCH)), "switch_rates", "s")
     con = _views(settings, "staging/stg_switch_rates", "reports/tbl_switch_rates")

@@ -1,5 +1,6 @@
 """Ensembles: cancelling biases, counting qualifying combinations, seeded samples, holdout,
-members drawn from LLM judge designs only unless baselines are asked for."""
+members drawn from LLM judge designs only unless baselines are asked for, no model twice in a
+model ensemble (ensemble_distinct), Figure 5's triples again without the outlier scale."""
 
 import itertools
 from pathlib import Path
@@ -10,23 +11,36 @@ import polars as pl
 import pytest
 
 from judgelab.settings import PROJECT_ROOT, Settings
-from tasks.rating.ensembles import RULES, draw, ensemble_holdout, ensembles, halves, matrix
-from tasks.warehouse import render_view, write_table
+from judgelab.study import Analysis, load_study
+from tasks.rating.ensembles import (
+    RULES,
+    draw,
+    ensemble_holdout,
+    ensembles,
+    halves,
+    matrix,
+    rule,
+)
+from tasks.warehouse import read_table, render_view, write_table
 
 HUMAN = 4.0
 
 
 def _item_scores(
-    devs: dict[tuple[str, str, str], list[float | None]], baselines: tuple[str, ...] = ()
+    devs: dict[tuple[str, str, str], list[float | None]],
+    baselines: tuple[str, ...] = (),
+    models: dict[str, str] | None = None,
 ) -> pl.DataFrame:
     """(judge, prompt_level, scale) → score − human per item (None = not scored); human = 4.
-    Judges named in `baselines` are of kind "baseline"."""
+    Judges named in `baselines` are of kind "baseline"; a judge's model is m-<judge> unless
+    `models` names it."""
+    models = models or {}
     rows = [
         (
             "s",
             "baseline" if judge in baselines else "judge",
             judge,
-            f"m-{judge}",
+            models.get(judge, f"m-{judge}"),
             level,
             scale,
             f"i{i:02d}",
@@ -235,10 +249,19 @@ def test_impossible_cells_are_rows_with_zero_possible_and_nulls() -> None:
 
 @pytest.mark.parametrize("strategy", list(RULES))
 @pytest.mark.parametrize("k", [2, 3])
-def test_enumeration_matches_brute_force(strategy: str, k: int) -> None:
-    """Drawing by rank yields exactly the qualifying combinations, each once."""
-    designs = matrix(_grid(judges=4, levels=3, scales=3)).designs
+@pytest.mark.parametrize("distinct", ["model", "judge"])
+def test_enumeration_matches_brute_force(strategy: str, k: int, distinct: str) -> None:
+    """Drawing by rank yields exactly the qualifying combinations, each once; j0 and j1 are
+    one model (m-shared), so with distinct = "model" no model ensemble holds both."""
+    grid = _grid(judges=4, levels=3, scales=3)
+    grid = grid.with_columns(
+        model=pl.when(pl.col("judge").is_in(["j0", "j1"])).then(pl.lit("m-shared"))
+        .otherwise("model")
+    )  # fmt: skip
+    designs = matrix(grid).designs
     shared, differ = RULES[strategy]
+    differ = {"model": distinct}.get(differ, differ)
+    assert rule(strategy, distinct) == (shared, differ)
     rows = designs.to_dicts()
     expected = {
         c
@@ -246,7 +269,10 @@ def test_enumeration_matches_brute_force(strategy: str, k: int) -> None:
         if all(len({rows[i][col] for i in c}) == 1 for col in shared)
         and len({rows[i][differ] for i in c}) == k
     }
-    cell = draw(designs, strategy, k, max_ensembles=10**6, seed="x")
+    if strategy.startswith("model"):  # the shared model makes a difference
+        models = {frozenset(rows[i]["model"] for i in c) for c in expected}
+        assert all(len(m) == k for m in models) == (distinct == "model")
+    cell = draw(designs, strategy, k, max_ensembles=10**6, seed="x", distinct=distinct)
     got = [tuple(sorted(m)) for m in cell.members.tolist()]
     assert cell.n_possible == len(expected) == len(got)
     assert set(got) == expected
@@ -392,3 +418,112 @@ def test_report_views_label_the_baseline_pool_apart(settings: Settings) -> None:
     ]
     pools = con.sql("select distinct pool from tbl_ensembles order by all").fetchall()
     assert pools == [("judges",), ("judges+baselines",)]
+
+
+# two judges of one model (say one model at two temperatures) and two other models, one
+# prompt × scale: a1 and a2 both +0.9, b −0.6, c −0.3
+SAME_MODEL = {
+    "devs": {(j, "base", "likert7"): [d] * 4 for j, d in
+             {"a1": 0.9, "a2": 0.9, "b": -0.6, "c": -0.3}.items()},
+    "models": {"a1": "openai/o4-mini", "a2": "openai/o4-mini"},
+}  # fmt: skip
+
+
+def test_no_model_twice_by_default_and_judges_on_request() -> None:
+    """distinct = "model" (the paper's rule): the only triples are a1 or a2 with b and c,
+    which cancel; distinct = "judge" adds a1 + a2 + b and a1 + a2 + c."""
+    scores = _item_scores(SAME_MODEL["devs"], models=SAME_MODEL["models"])
+    by_model = ensembles(scores)
+    assert by_model.equals(ensembles(scores, distinct="model"))  # the default
+    by_judge = ensembles(scores, distinct="judge")
+    for strategy in ("model_free", "model_fixed"):
+        model, judge = _cell(by_model, strategy, 3), _cell(by_judge, strategy, 3)
+        assert (model["n_possible"], judge["n_possible"]) == (2, 4)
+        assert model["ensemble_abs_bias"] == pytest.approx(0.0)
+        assert model["member_abs_bias"] == pytest.approx((0.9 + 0.6 + 0.3) / 3)
+        # judge: the two cancelling triples, |0.9 + 0.9 − 0.6| / 3 and |0.9 + 0.9 − 0.3| / 3
+        assert judge["ensemble_abs_bias"] == pytest.approx((0 + 0 + 0.4 + 0.5) / 4)
+        # pairs: e2 of bucket sizes (2, 1, 1) = 5 without a1 + a2, C(4, 2) = 6 with it
+        pairs = [_cell(t, strategy, 2)["n_possible"] for t in (by_model, by_judge)]
+        assert pairs == [5, 6]
+        assert _cell(by_model, strategy, 4)["n_possible"] == 0
+        assert _cell(by_judge, strategy, 4)["n_possible"] == 1
+    # the holdout draws its triples by the same rule
+    holdout = ensemble_holdout(scores).filter(strategy="model_free").row(0, named=True)
+    assert holdout["n_evaluated"] == 2 and "a1/base/likert7 + a2" not in holdout["members"]
+    both = ensemble_holdout(scores, distinct="judge").filter(strategy="model_free")
+    assert both.row(0, named=True)["n_evaluated"] == 4
+
+
+def test_ensemble_distinct_is_a_study_setting_passed_to_the_stage(settings: Settings) -> None:
+    assert Analysis().ensemble_distinct == "model"
+    with pytest.raises(ValueError, match="ensemble_distinct"):
+        Analysis(ensemble_distinct="design")
+    from tasks import stages
+
+    base = load_study(PROJECT_ROOT / "studies" / "sentiment.toml")
+    scores = _item_scores(SAME_MODEL["devs"], models=SAME_MODEL["models"])
+    write_table(settings, scores.with_columns(study=pl.lit(base.name)), "item_scores", base.name)
+    counts = {}
+    for distinct in ("model", "judge"):
+        analysis = base.analysis.model_copy(update={"ensemble_distinct": distinct})
+        stages.agreement_stage.fn(base.model_copy(update={"analysis": analysis}), settings)
+        table = read_table(settings, "ensembles", base.name)
+        counts[distinct] = _cell(table, "model_free", 3)["n_possible"]
+    assert counts == {"model": 2, "judge": 4}
+
+
+# judges a, b, c on two scales: on likert7 +0.3, −0.3, 0 (a triple cancels), on the outlier
+# bipolar3 +1 each (a triple keeps it)
+OUTLIER = {
+    (j, "base", s): [d if s == "likert7" else 1.0] * 4
+    for j, d in {"a": 0.3, "b": -0.3, "c": 0.0}.items()
+    for s in ("likert7", "bipolar3")
+}
+
+
+def test_figure5_triples_again_without_the_outlier_scale() -> None:
+    scores = _item_scores(OUTLIER)
+    t = ensembles(scores, outlier_scale="bipolar3")
+    assert t.filter(subset="all").drop("subset").equals(ensembles(scores).drop("subset"))
+    without = t.filter(subset="without bipolar3")
+    assert without["size"].to_list() == [3] * 4  # Figure 5's triples only, every strategy
+    fixed = _cell(without, "model_fixed", 3)
+    assert (fixed["n_possible"], fixed["ensemble_abs_bias"]) == (1, pytest.approx(0.0))
+    assert fixed["member_abs_bias"] == pytest.approx(0.2) and fixed["bias_reduction_pct"] == 100
+    every = _cell(t.filter(subset="all"), "model_fixed", 3)
+    assert every["n_possible"] == 2  # one triple per scale: 0 and 1
+    assert every["ensemble_abs_bias"] == pytest.approx(0.5)
+    assert every["member_abs_bias"] == pytest.approx((0.2 + 1.0) / 2)
+    assert _cell(without, "model_free", 3)["n_possible"] == 1  # 2³ with both scales
+    assert _cell(t.filter(subset="all"), "model_free", 3)["n_possible"] == 8
+    assert _cell(without, "scale", 3)["n_possible"] == 0
+    # no variant for a scale the study does not have, or without an outlier scale
+    assert set(ensembles(scores, outlier_scale="pct100")["subset"]) == {"all"}
+    assert set(ensembles(scores)["subset"]) == {"all"}
+
+
+def test_views_show_the_variant_beside_all_and_keep_the_size_curve_whole(
+    settings: Settings,
+) -> None:
+    scores = _item_scores(OUTLIER)
+    write_table(settings, ensembles(scores, outlier_scale="bipolar3"), "ensembles", "s")
+    con = _views(settings, ["stg_ensembles", "tbl_ensembles", "tbl_ensemble_size"])
+    triples = con.sql(
+        "select subset, strategy, n_possible, ensemble_abs_bias, bias_reduction_pct "
+        "from tbl_ensembles"
+    ).fetchall()
+    assert triples == [
+        # the 8 mixes of scales: mean |ensemble bias| 4/8, mean member |bias| 4.8/8
+        ("all", "model_free", 8, 0.5, 16.7),
+        ("all", "model_fixed", 2, 0.5, 16.7),
+        ("all", "scale", 0, None, None),
+        ("all", "prompt", 0, None, None),
+        ("without bipolar3", "model_free", 1, 0.0, 100.0),
+        ("without bipolar3", "model_fixed", 1, 0.0, 100.0),
+        ("without bipolar3", "scale", 0, None, None),
+        ("without bipolar3", "prompt", 0, None, None),
+    ]
+    sizes = con.sql("select distinct size from tbl_ensemble_size order by size").fetchall()
+    assert sizes == [(1,), (2,), (3,), (4,), (5,)]
+    assert con.sql("select count(*) from tbl_ensemble_size").fetchall() == [(10,)]

@@ -43,6 +43,7 @@ baselines = ["vader"]
 [study.analysis]
 bootstrap = 500
 outlier_scale = "bipolar3"
+ensemble_distinct = "judge"  # the three judges are all `fake/planted`: three models here
 
 [[judges]]
 name = "planted-scale"

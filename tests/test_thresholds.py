@@ -1,9 +1,13 @@
 """Threshold shares by hand, with and without the outlier scale; every cut on, beside and a
-float-noise hair off its value; the Table 7 / 9–10 views over them."""
+float-noise hair off its value; Table 8's test of |bias| against scipy and pingouin; the
+Table 7 / 8 / 9–10 views over them."""
 
 import duckdb
+import pandas as pd
+import pingouin as pg
 import polars as pl
 import pytest
+from scipy import stats as sps
 
 from judgelab.settings import Settings
 from schemas.threshold_shares import ThresholdShares
@@ -138,23 +142,34 @@ def _shares_frame(rows: list[dict]) -> pl.DataFrame:
     zero = {c: 0.0 for c in ThresholdShares.to_schema().columns if c.startswith("share_")}
     base = {"study": "s", "kind": "judge", "grouping": "model", "n_designs": 4, **zero}
     base |= {"mean_bias": 0.1, "mean_abs_bias": 0.2, "mean_mae": 0.4, "min_bias": -1.0}
-    base |= {"max_bias": 1.0}
-    columns = list(ThresholdShares.to_schema().columns)
-    return pl.DataFrame([{**base, **r} for r in rows]).select(columns)
+    base |= {"max_bias": 1.0, "abs_bias_h": None, "abs_bias_df": None, "abs_bias_p": None}
+    schema = {c: col.dtype.type for c, col in ThresholdShares.to_schema().columns.items()}
+    return pl.DataFrame([{**base, **r} for r in rows], schema=schema)
 
 
-# group: (changes in the "all" row, changes in the "without" row, flagged)
+# group: (changes in the "all" row, changes in the "without" row, flagged, flagged_broad);
+# flagged is Table 9's bold (≥ 15 points in a share or ≥ 0.05 in mean |bias|), flagged_broad
+# also fires on ≥ 0.05 in mean signed bias or MAE
 OUTLIER_CASES = {
-    "g1": ({"share_sig": 0.55}, {"share_sig": 0.4}, True),  # 15.000000000000007 points
-    "g2": ({"share_bias_gt_02": 0.7}, {"share_bias_gt_02": 0.55}, True),  # 14.999999999999993
-    "g3": ({"share_mae_gt_05": 0.5}, {"share_mae_gt_05": 0.3501}, False),  # 14.99
-    "g4": ({"share_medium_large": 0.2}, {}, True),  # 20 points
-    "g5": ({"mean_bias": 0.15}, {"mean_bias": 0.1}, True),  # 0.04999999999999999
-    "g6": ({"mean_mae": 0.6}, {"mean_mae": 0.55}, True),  # 0.04999999999999993
-    "g7": ({"mean_abs_bias": 0.3}, {"mean_abs_bias": 0.2501}, False),  # 0.0499
-    "g8": ({"share_bias_gt_03": 0.1}, {}, False),  # 10 points
-    "g9": ({"share_sig_holm": 0.9, "share_sig_bh": 0.9}, {}, False),  # not in the flag
-    "h1": ({"mean_abs_bias": 0.26}, {}, True),  # 0.06
+    "g1": ({"share_sig": 0.55}, {"share_sig": 0.4}, True, True),  # 15.000000000000007 points
+    # 14.999999999999993 points
+    "g2": ({"share_bias_gt_02": 0.7}, {"share_bias_gt_02": 0.55}, True, True),
+    "g3": ({"share_mae_gt_05": 0.5}, {"share_mae_gt_05": 0.3501}, False, False),  # 14.99
+    "g4": ({"share_medium_large": 0.2}, {}, True, True),  # 20 points
+    "g5": ({"mean_bias": 0.15}, {"mean_bias": 0.1}, False, True),  # 0.04999999999999999, signed
+    "g6": ({"mean_mae": 0.6}, {"mean_mae": 0.55}, False, True),  # 0.04999999999999993 in MAE
+    "g7": ({"mean_abs_bias": 0.3}, {"mean_abs_bias": 0.2501}, False, False),  # 0.0499
+    "g8": ({"share_bias_gt_03": 0.1}, {}, False, False),  # 10 points
+    "g9": ({"share_sig_holm": 0.9, "share_sig_bh": 0.9}, {}, False, False),  # not in the flag
+    "h1": ({"mean_abs_bias": 0.26}, {}, True, True),  # 0.06
+    "h2": ({"mean_abs_bias": 0.25}, {}, True, True),  # 0.04999999999999999 in |bias|: on the cut
+    # a signed bias that swings from −0.1 to +0.1 with |bias| unchanged: not the paper's bold
+    "h3": (
+        {"mean_bias": -0.1, "mean_abs_bias": 0.1},
+        {"mean_bias": 0.1, "mean_abs_bias": 0.1},
+        False,
+        True,
+    ),
 }
 
 
@@ -165,17 +180,24 @@ def _views(settings: Settings, *names: str) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def test_outlier_scale_flags_at_15_points_or_005_with_the_tolerance(settings: Settings) -> None:
+def test_outlier_scale_flags_15_points_or_005_in_abs_bias_with_the_tolerance(
+    settings: Settings,
+) -> None:
     rows = []
-    for group, (changed_all, changed_without, _) in OUTLIER_CASES.items():
+    for group, (changed_all, changed_without, *_) in OUTLIER_CASES.items():
         rows.append({"subset": "all", "group": group, **changed_all})
         rows.append({"subset": "without bipolar3", "group": group, **changed_without})
     warehouse.write_table(settings, _shares_frame(rows), "threshold_shares", "s")
     con = _views(settings, "staging/stg_threshold_shares", "reports/tbl_outlier_scale")
-    got = con.sql('select "group", flagged, sig_holm_all, sig_holm_without from tbl_outlier_scale')
-    got = got.pl()
+    got = con.sql(
+        'select "group", flagged, flagged_broad, sig_holm_all, sig_holm_without '
+        "from tbl_outlier_scale"
+    ).pl()
     assert dict(zip(got["group"], got["flagged"], strict=True)) == {
-        g: flagged for g, (*_, flagged) in OUTLIER_CASES.items()
+        g: flagged for g, (_, _, flagged, _) in OUTLIER_CASES.items()
+    }
+    assert dict(zip(got["group"], got["flagged_broad"], strict=True)) == {
+        g: broad for g, (*_, broad) in OUTLIER_CASES.items()
     }
     g9 = got.filter(pl.col("group") == "g9").row(0, named=True)
     assert (g9["sig_holm_all"], g9["sig_holm_without"]) == (90.0, 0.0)
@@ -189,3 +211,80 @@ def test_threshold_view_shows_raw_and_adjusted_shares(settings: Settings) -> Non
         "select sig_pct, sig_holm_pct, sig_bh_pct from tbl_threshold_shares where grouping = 'all'"
     ).pl()
     assert got.rows() == [(50.0, 25.0, 50.0)]  # the "all" subset only
+
+
+# Table 8's test: |bias| of 3 judges × 2 prompt levels × 2 scales, with tied |bias| values
+# (0.3 and −0.3, 0.1 twice) so the tie correction matters
+TESTED = _metrics(
+    [
+        (judge, level, scale, 30, bias, 0.5, 0.5, 0.5, 0.5, 0.1)
+        for judge, biases in {
+            "a": [0.30, -0.30, 0.10, 0.45],
+            "b": [0.05, 0.10, -0.02, 0.00],
+            "c": [-0.60, 0.52, 0.38, -0.30],
+        }.items()
+        for (level, scale), bias in zip(
+            [("base", "likert7"), ("base", "unit"), ("long_icl", "likert7"), ("long_icl", "unit")],
+            biases,
+            strict=True,
+        )
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("grouping", "column"), [("model", "judge"), ("prompt_level", "prompt_level")]
+)
+def test_abs_bias_test_matches_scipy_and_pingouin(grouping: str, column: str) -> None:
+    out = threshold_shares(TESTED, "unit")
+    frame = TESTED.with_columns(pl.col("bias").abs().alias("abs_bias")).to_pandas()
+    for subset, rows in [("all", frame), ("without unit", frame[frame["scale"] != "unit"])]:
+        groups = [g["abs_bias"].to_numpy() for _, g in rows.groupby(column)]
+        h, p = sps.kruskal(*groups)
+        ref = pg.kruskal(data=pd.DataFrame(rows), dv="abs_bias", between=column)
+        got = out.filter(subset=subset, grouping=grouping)
+        assert got.height == len(groups)  # one test, shown on each row of the grouping
+        for row in got.iter_rows(named=True):
+            assert row["abs_bias_h"] == pytest.approx(h, rel=1e-12)
+            assert row["abs_bias_h"] == pytest.approx(ref["H"].item(), rel=1e-12)
+            assert row["abs_bias_df"] == len(groups) - 1 == ref["ddof1"].item()
+            assert row["abs_bias_p"] == pytest.approx(p, rel=1e-12)
+            assert row["abs_bias_p"] == pytest.approx(ref["p_unc"].item(), rel=1e-12)
+    # judges by hand: |bias| ranks 1..12 with the ties 0.1 (ranks 4, 5) and 0.3 (6, 7, 8)
+    model = out.filter(subset="all", grouping="model").row(0, named=True)
+    ranks = {"a": [7, 7, 4.5, 10], "b": [3, 4.5, 2, 1], "c": [12, 11, 9, 7]}
+    n = 12
+    h = 12 / (n * (n + 1)) * sum(sum(r) ** 2 / len(r) for r in ranks.values()) - 3 * (n + 1)
+    ties = 1 - (2**3 - 2 + 3**3 - 3) / (n**3 - n)
+    assert model["abs_bias_h"] == pytest.approx(h / ties, rel=1e-12)
+    assert model["abs_bias_p"] == pytest.approx(sps.chi2.sf(h / ties, 2), rel=1e-12)
+
+
+def test_abs_bias_test_is_null_with_nothing_to_compare() -> None:
+    everything = threshold_shares(METRICS, "bipolar3").filter(grouping="all")
+    assert everything["abs_bias_p"].null_count() == everything.height
+    base_only = threshold_shares(METRICS.filter(prompt_level="base"), None)
+    assert base_only.filter(grouping="prompt_level")["abs_bias_p"].to_list() == [None]
+    same = METRICS.filter(pl.col("n_items") > 0).with_columns(bias=pl.lit(0.2))
+    tied = threshold_shares(same, None).filter(grouping="model")
+    assert tied["abs_bias_h"].to_list() == [None, None]  # every |bias| equal: H is 0/0
+    assert tied["abs_bias_df"].to_list() == [None, None]
+
+
+def test_bias_summary_view_shows_the_test(settings: Settings) -> None:
+    out = threshold_shares(TESTED, None)
+    warehouse.write_table(settings, out, "threshold_shares", "s")
+    con = _views(settings, "staging/stg_threshold_shares", "reports/tbl_bias_summary")
+    got = con.sql(
+        'select grouping, "group", mean_abs_bias, abs_bias_h, abs_bias_df, abs_bias_p, '
+        "abs_bias_sig from tbl_bias_summary"
+    ).pl()
+    by_judge = got.filter(grouping="model")
+    model = out.filter(grouping="model").row(0, named=True)
+    assert by_judge["abs_bias_h"].to_list() == [round(model["abs_bias_h"], 3)] * 3
+    assert by_judge["abs_bias_p"].to_list() == [model["abs_bias_p"]] * 3
+    assert by_judge["abs_bias_df"].to_list() == [2] * 3
+    sig = "yes" if model["abs_bias_p"] < 0.05 else "no"
+    assert by_judge["abs_bias_sig"].to_list() == [sig] * 3
+    every = got.filter(grouping="all").row(0, named=True)
+    assert (every["abs_bias_p"], every["abs_bias_sig"]) == (None, None)

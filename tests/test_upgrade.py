@@ -82,3 +82,37 @@ def test_only_old_tone_row_keys_read_new(tmp_path) -> None:
         "judge=evaluator= · prompt_level=x",
         "judge=evaluator=x",
     ]
+
+
+def _today(table: str, **values: object) -> pl.DataFrame:
+    """One row of `table` with today's columns, every other column null."""
+    schema = warehouse.table_schema(table).to_schema().columns
+    return pl.DataFrame(
+        [pl.Series(c, [values.get(c)], dtype=col.dtype.type) for c, col in schema.items()]
+    )
+
+
+def test_parts_written_before_the_ensemble_subset_and_the_table8_test_publish(tmp_path) -> None:
+    """An ensembles part without `subset` (before the outlier-scale variant) and a
+    threshold_shares part without Table 8's test columns: their rows read as subset 'all' and
+    as untested, and the views publish."""
+    settings = Settings(data_dir=tmp_path / "data")
+    ens = _today("ensembles", study="r", subset="all", pool="judges", strategy="scale", size=3)
+    warehouse.write_table(settings, ens.drop("subset"), "ensembles", "r")
+    shares = _today("threshold_shares", study="r", kind="judge", subset="all", grouping="all")
+    shares = shares.with_columns(group=pl.lit("(all)"), mean_abs_bias=pl.lit(0.1))
+    warehouse.write_table(
+        settings, shares.drop("abs_bias_h", "abs_bias_df", "abs_bias_p"), "threshold_shares", "r"
+    )
+
+    changed = warehouse.upgrade_parts(settings)
+    assert sorted(p.parent.name for p in changed) == ["ensembles", "threshold_shares"]
+    assert warehouse.upgrade_parts(settings) == []  # once only
+
+    warehouse.publish_views(settings)
+    assert warehouse.query(settings, "select subset, strategy from tbl_ensembles").rows() == [
+        ("all", "scale")
+    ]
+    assert warehouse.query(
+        settings, "select mean_abs_bias, abs_bias_df, abs_bias_p from tbl_bias_summary"
+    ).rows() == [(0.1, None, None)]

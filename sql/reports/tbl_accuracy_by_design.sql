@@ -1,4 +1,6 @@
--- Table 13/14 analogue: how accurate is each design, overall and per consensus subset? Percent.
+-- The designs behind Tables 13–16: how accurate is each design, overall and per consensus subset?
+-- Percent. (Table 13 is by subset: tbl_accuracy_by_prompt / _by_effort; Tables 14–16 per model ×
+-- subset: tbl_accuracy_by_model.)
 -- Over the items the design resolved that have a truth; leniency = share of errors that are
 -- false TRUEs (null without errors); unparseable_pct is over every planned call. repeat_sd is
 -- run-to-run noise: the SD of the design's repeat verdicts (0/1) per item, averaged over its

@@ -1,7 +1,16 @@
--- Which judge is most accurate, and how lenient are its errors, across its designs?
--- Per subset: mean, min and max over designs with a scored item (unweighted; leniency over those
--- that made an error). Percent. mean_repeat_sd: the designs' run-to-run noise (repeat_sd of
--- stg_accuracy_metrics, SD of 0/1 repeat verdicts per item) averaged; null when repeats = 1.
+-- Tables 14–16 analogue (per model × subset): which judge is most accurate, and how lenient
+-- are its errors?
+-- The paper (E.1): "Tables 13–16 report accuracy, leniency, and error counts by benchmark
+-- subset and model, with directional error-switch rates for In-Context prompts relative to the
+-- base prompt." and "Table 13 splits results by subset; Tables 14–16 give per-model results for
+-- the full, near-agreement, and ambiguous subsets."
+-- Table 14 ↔ subset 'full' (full agreement; the summary's "full" may also mean every item,
+-- subset 'all', also here), Table 15 ↔ 'near', Table 16 ↔ 'ambiguous'. A model here is a judge
+-- (a model plus its parameters). Per judge and subset: mean, min and max over its designs with a
+-- scored item (unweighted; leniency over those that made an error). Percent. fp / fn: the error
+-- counts, false TRUEs and false FALSEs summed over the judge's designs. mean_repeat_sd: the
+-- designs' run-to-run noise (repeat_sd of stg_accuracy_metrics, SD of 0/1 repeat verdicts per
+-- item) averaged; null when repeats = 1.
 create or replace view tbl_accuracy_by_model as
 select study,
        subset,
@@ -13,6 +22,8 @@ select study,
        round(100 * avg(leniency), 1) as mean_leniency_pct,
        round(100 * min(leniency), 1) as min_leniency_pct,
        round(100 * max(leniency), 1) as max_leniency_pct,
+       sum(fp)::bigint as fp,
+       sum(fn)::bigint as fn,
        round(avg(repeat_sd), 3) as mean_repeat_sd
 from stg_accuracy_metrics
 group by study, subset, judge, model

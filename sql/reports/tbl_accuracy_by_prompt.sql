@@ -1,7 +1,13 @@
--- Table 15 analogue: do in-context examples change accuracy and leniency (base vs long_icl)?
--- Per subset: mean, min and max over designs with a scored item (unweighted; leniency over those
--- that made an error). Percent. mean_repeat_sd: the designs' run-to-run noise (repeat_sd of
--- stg_accuracy_metrics, SD of 0/1 repeat verdicts per item) averaged; null when repeats = 1.
+-- Table 13 analogue (results by subset): do in-context examples change accuracy and leniency?
+-- The paper (E.1): "Tables 13–16 report accuracy, leniency, and error counts by benchmark
+-- subset and model, with directional error-switch rates for In-Context prompts relative to the
+-- base prompt." and "Table 13 splits results by subset; Tables 14–16 give per-model results for
+-- the full, near-agreement, and ambiguous subsets."
+-- Per subset and prompt level: mean, min and max over designs with a scored item (unweighted;
+-- leniency over those that made an error). Percent. fp / fn: the error counts, false TRUEs and
+-- false FALSEs summed over the row's designs. mean_repeat_sd: the designs' run-to-run noise
+-- (repeat_sd of stg_accuracy_metrics, SD of 0/1 repeat verdicts per item) averaged; null when
+-- repeats = 1.
 create or replace view tbl_accuracy_by_prompt as
 select study,
        subset,
@@ -13,6 +19,8 @@ select study,
        round(100 * avg(leniency), 1) as mean_leniency_pct,
        round(100 * min(leniency), 1) as min_leniency_pct,
        round(100 * max(leniency), 1) as max_leniency_pct,
+       sum(fp)::bigint as fp,
+       sum(fn)::bigint as fn,
        round(avg(repeat_sd), 3) as mean_repeat_sd
 from stg_accuracy_metrics
 group by study, subset, prompt_level

@@ -1,12 +1,23 @@
 -- Table 8 analogue: average bias, |bias| and MAE and the range of bias across designs, per task,
--- prompt level and model (1–7 scale).
+-- prompt level and model (1–7 scale), with a significance test of average |bias|.
+-- The paper (D.1): "Table 8 summarizes average performance and bias ranges" and "notes
+-- significance testing for average absolute bias". The summary does not name the test; here
+-- it asks whether the groups of a grouping differ in |bias|: Kruskal–Wallis H over the
+-- designs' |bias| across the prompt levels (rows with grouping prompt_level) or the models
+-- (grouping model) of the study and kind, tie-corrected, chi-square with abs_bias_df = groups
+-- − 1 (tasks/rating/thresholds.py). One test per grouping, repeated on each of its rows; null
+-- for the "(all)" row, with one group, or when every |bias| is equal. abs_bias_sig: p < 0.05.
 create or replace view tbl_bias_summary as
 select study, kind, grouping, "group", n_designs,
        round(mean_bias, 3) as mean_bias,
        round(mean_abs_bias, 3) as mean_abs_bias,
        round(mean_mae, 3) as mean_mae,
        round(min_bias, 3) as min_bias,
-       round(max_bias, 3) as max_bias
+       round(max_bias, 3) as max_bias,
+       round(abs_bias_h, 3) as abs_bias_h,
+       abs_bias_df,
+       abs_bias_p,
+       sig_label(abs_bias_p) as abs_bias_sig
 from stg_threshold_shares
 where subset = 'all'
 order by study, kind, sort_pos('grouping', grouping),

@@ -19,7 +19,7 @@ select study,
        round(mae_reduction_pct, 1) as mae_reduction_pct,
        round(100 * share_beats_best_member, 1) as beats_best_member_pct
 from stg_ensembles
-where strategy in ('model_free', 'model_fixed') and size between 1 and 5
+where subset = 'all' and strategy in ('model_free', 'model_fixed') and size between 1 and 5
 order by study,
          sort_pos('pool', pool),
          pool,

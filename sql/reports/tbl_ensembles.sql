@@ -2,9 +2,19 @@
 -- "P1's ensembles are of LLM judges" (D.3): pool 'judges' draws members from judge designs
 -- only; pool 'judges+baselines' (only with [study.analysis] ensemble_baselines = true) lets
 -- classifier baselines join too and is always its own rows, never mixed into 'judges'.
+-- Strategies (D.3): "Model (Free) allows prompt and scale to differ; the other strategies hold
+-- the remaining settings identical", and "The unrestricted three-configuration rule, which
+-- allowed repeated models, was excluded": a Model (Free) or Model (Fixed) triple takes three
+-- different models. [study.analysis] ensemble_distinct says what a model is: "model" (default,
+-- the paper's rule) the judge's litellm model string, so two judges of one model (another
+-- temperature or reasoning effort) never share a triple; "judge" each judge counts as a model.
+-- subset: 'all' designs, or 'without <scale>' (analysis.outlier_scale, default bipolar3 = −3..3;
+-- only when the study has that scale): "Figure 5 reports results for Sentiment, Toxicity, and
+-- Toxicity with the -3–3 outlier scale excluded" (the triples drawn again from the other scales).
 -- member_abs_bias: mean over ensembles of the mean over members of each member's own |bias|.
 create or replace view tbl_ensembles as
 select study,
+       subset,
        pool,
        strategy,
        n_possible,
@@ -19,6 +29,8 @@ select study,
 from stg_ensembles
 where size = 3
 order by study,
+         subset <> 'all',
+         subset,
          sort_pos('pool', pool),
          pool,
          sort_pos('strategy', strategy),

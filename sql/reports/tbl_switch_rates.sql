@@ -1,4 +1,10 @@
--- Table 16 analogue: how many verdicts do in-context examples switch wrong → right, right → wrong?
+-- Tables 14–16 analogue (switch rates per model × subset): how many verdicts do in-context
+-- examples switch wrong → right, right → wrong?
+-- The paper (E.1): "Tables 13–16 report accuracy, leniency, and error counts by benchmark
+-- subset and model, with directional error-switch rates for In-Context prompts relative to the
+-- base prompt." and "Table 13 splits results by subset; Tables 14–16 give per-model results for
+-- the full, near-agreement, and ambiguous subsets."
+-- Rows per judge × effort × in-context level × subset ('all', 'full', 'near', 'ambiguous').
 -- Against the same judge and effort on the base prompt. Percent of the items both designs
 -- resolved that have a truth; net = accuracy change on those items. No test is made here, so no
 -- share of significant tests to adjust (the same pairs' McNemar tests: tbl_verdict_impact_pairs).

@@ -37,7 +37,7 @@ MAIN_NUMBERS = (
 PANELS: list[Panel] = [
     Panel(
         "tbl_accuracy_by_design",
-        "Accuracy and leniency per design and subset (Tables 13–14)",
+        "Accuracy and leniency per design and subset (the designs behind Tables 13–16)",
         "Left: each design's accuracy on all items and on the items its fellow designs "
         "agree on fully, nearly or not (ambiguous); right: leniency, the share of its "
         "errors that accept a wrong answer (100% = every error is a false TRUE).",
@@ -46,7 +46,7 @@ PANELS: list[Panel] = [
     ),
     Panel(
         "tbl_switch_rates",
-        "Verdicts switched by in-context prompts (Table 16)",
+        "Verdicts switched by in-context prompts, per judge (switch rates of Tables 14–16)",
         "Against the same judge and effort on the base prompt, green bars are verdicts the "
         "richer prompt turns wrong → right and red bars right → wrong (all items; per subset "
         "in the table); the tick is the net accuracy change.",

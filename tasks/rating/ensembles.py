@@ -1,7 +1,14 @@
 """Ensembles of designs: does averaging several judges' ratings cut bias? (Figures 5–6).
 
 Members are LLM judge designs (P1 D.3: "P1's ensembles are of LLM judges"); a classifier
-baseline joins only in the separately labelled pool "judges+baselines", when asked for."""
+baseline joins only in the separately labelled pool "judges+baselines", when asked for.
+
+The model strategies take no model twice, as the paper's rule (D.3: "The unrestricted
+three-configuration rule, which allowed repeated models, was excluded"): with
+`ensemble_distinct = "model"` (default) a member's model is its litellm model string, so two
+judges of one model (another temperature or reasoning effort) never share an ensemble; with
+"judge" they may. Figure 5 also shows Toxicity without the −3..3 scale: with an outlier scale,
+the triples are drawn again from the designs on the other scales (subset "without <scale>")."""
 
 from __future__ import annotations
 
@@ -20,13 +27,16 @@ from schemas.validate import validate
 from tasks.matrix import items_by_designs
 
 # strategy → (columns every member shares, column in which all members differ); in the
-# judges+baselines pool a baseline is a design like any other, joining wherever it fits
+# judges+baselines pool a baseline is a design like any other, joining wherever it fits.
+# "model" is the column `ensemble_distinct` names (DISTINCT): the model string, or the judge
 RULES: dict[str, tuple[tuple[str, ...], str]] = {
-    "model_free": ((), "judge"),
-    "model_fixed": (("prompt_level", "scale"), "judge"),
+    "model_free": ((), "model"),
+    "model_fixed": (("prompt_level", "scale"), "model"),
     "scale": (("judge", "prompt_level"), "scale"),
     "prompt": (("judge", "scale"), "prompt_level"),
 }
+# [study.analysis] ensemble_distinct → the column the members of a model strategy differ in
+DISTINCT: Mapping[str, str] = MappingProxyType({"model": "model", "judge": "judge"})
 if tuple(RULES) != STRATEGIES:
     raise ImportError("tasks.rating.ensembles.RULES and schemas.ensembles.STRATEGIES disagree")
 # pool → the item_scores `kind`s whose designs may be members
@@ -45,6 +55,8 @@ SIZES: Mapping[str, Sequence[int]] = MappingProxyType(
     }
 )
 HOLDOUT_SIZE = 3
+# without the outlier scale only Figure 5's triples are drawn (the paper's size curve has all)
+OUTLIER_SIZES = (3,)
 # |ensemble bias| must undercut the best member's by more than float noise to "beat" it
 BEAT_TOLERANCE = 1e-9
 # at most this many items × ensembles × members floats held at once
@@ -94,16 +106,36 @@ def pools(baselines: bool) -> tuple[str, ...]:
     return POOLS if baselines else POOLS[:1]
 
 
+def _keep(m: Matrix, keep: pl.Series) -> Matrix:
+    """The designs where `keep` holds (same items, so holdout halves agree)."""
+    return Matrix(m.designs.filter(keep), m.dev[:, keep.to_numpy()])
+
+
 def in_pool(m: Matrix, pool: str) -> Matrix:
-    """The designs a pool may draw members from (same items, so holdout halves agree)."""
-    keep = m.designs["kind"].is_in(list(POOL_KINDS[pool])).to_numpy()
-    return Matrix(m.designs.filter(pl.Series(keep)), m.dev[:, keep])
+    """The designs a pool may draw members from."""
+    return _keep(m, m.designs["kind"].is_in(list(POOL_KINDS[pool])))
 
 
-def _buckets(designs: pl.DataFrame, strategy: str) -> list[list[np.ndarray]]:
+def variants(m: Matrix, outlier_scale: str | None) -> list[tuple[str, Matrix]]:
+    """("all", every design), then ("without <scale>", the designs on the other scales) when
+    the study has designs on `outlier_scale`."""
+    out = [("all", m)]
+    if outlier_scale is not None and (m.designs["scale"] == outlier_scale).any():
+        out.append((f"without {outlier_scale}", _keep(m, m.designs["scale"] != outlier_scale)))
+    return out
+
+
+def rule(strategy: str, distinct: str = "model") -> tuple[tuple[str, ...], str]:
+    """(columns every member shares, column all members differ in) of a strategy, with the
+    model strategies' "model" read as `distinct` says (DISTINCT)."""
+    shared, differ = RULES[strategy]
+    return shared, DISTINCT[distinct] if differ == "model" else differ
+
+
+def _buckets(designs: pl.DataFrame, strategy: str, distinct: str) -> list[list[np.ndarray]]:
     """Groups of designs that may form an ensemble, each split into buckets by the column
     members must differ in; an ensemble takes at most one design from each bucket."""
-    shared, differ = RULES[strategy]
+    shared, differ = rule(strategy, distinct)
     frame = designs.with_row_index("d").with_columns(pl.lit(0).alias("_all"))
     groups = []
     for _, grp in frame.group_by([*shared, "_all"], maintain_order=True):
@@ -141,10 +173,17 @@ def _unrank(ranks: np.ndarray, buckets: list[np.ndarray], k: int, ways: np.ndarr
     return out
 
 
-def draw(designs: pl.DataFrame, strategy: str, k: int, max_ensembles: int, seed: str) -> Cell:
+def draw(
+    designs: pl.DataFrame,
+    strategy: str,
+    k: int,
+    max_ensembles: int,
+    seed: str,
+    distinct: str = "model",
+) -> Cell:
     """Every qualifying ensemble, or a seeded uniform sample of `max_ensembles` of them,
     counted combinatorially and drawn by rank so huge cells are never materialised."""
-    groups = [g for g in _buckets(designs, strategy) if len(g) >= k]
+    groups = [g for g in _buckets(designs, strategy, distinct) if len(g) >= k]
     tables = [_ways([len(b) for b in g], k) for g in groups]
     counts = [t[0][k] for t in tables]
     n_possible = sum(counts)
@@ -236,10 +275,11 @@ def summarise(f: Fit) -> dict[str, float | int | None]:
     }
 
 
-def _cell_seed(seed: int, study: str, pool: str, strategy: str, k: int) -> str:
+def _cell_seed(seed: int, study: str, pool: str, strategy: str, k: int, subset: str = "all") -> str:
     """One seed per cell, so a cell's sample does not depend on which other cells ran
     (the holdout re-draws exactly the triples `ensembles` evaluated)."""
-    return f"{seed}/{study}/{pool}/{strategy}/{k}"
+    cell = f"{seed}/{study}/{pool}/{strategy}/{k}"
+    return cell if subset == "all" else f"{cell}/{subset}"
 
 
 def _studies(item_scores: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
@@ -255,31 +295,38 @@ def ensembles(
     max_ensembles: int = 2000,
     seed: int = 0,
     baselines: bool = False,
+    distinct: str = "model",
+    outlier_scale: str | None = None,
 ) -> pl.DataFrame:
-    """item_scores → one row per study × pool × strategy × size; impossible cells have
-    n_possible 0. Members are judge designs; `baselines` adds the judges+baselines pool."""
+    """item_scores → one row per study × subset × pool × strategy × size; impossible cells
+    have n_possible 0. Members are judge designs; `baselines` adds the judges+baselines pool;
+    `distinct` ("model" or "judge") is what a model strategy's members may not repeat; with
+    `outlier_scale` the triples (OUTLIER_SIZES) again without that scale's designs."""
     unknown = sorted(set(sizes) - set(RULES))
     if unknown:
         raise ValueError(f"unknown strategy(ies) {unknown}; known: {list(RULES)}")
     rows = []
     for study, grp in _studies(item_scores):
-        everyone = matrix(grp)
-        for pool in pools(baselines):
-            m = in_pool(everyone, pool)
-            for strategy in RULES:
-                for k in sorted(sizes.get(strategy, ())):
-                    seed_k = _cell_seed(seed, study, pool, strategy, k)
-                    cell = draw(m.designs, strategy, k, max_ensembles, seed_k)
-                    rows.append(
-                        {
-                            "study": study,
-                            "pool": pool,
-                            "strategy": strategy,
-                            "size": k,
-                            "n_possible": cell.n_possible,
-                            **summarise(fit(m.dev, cell.members)),
-                        }
-                    )
+        for subset, everyone in variants(matrix(grp), outlier_scale):
+            for pool in pools(baselines):
+                m = in_pool(everyone, pool)
+                for strategy in RULES:
+                    for k in sorted(sizes.get(strategy, ())):
+                        if subset != "all" and k not in OUTLIER_SIZES:
+                            continue
+                        seed_k = _cell_seed(seed, study, pool, strategy, k, subset)
+                        cell = draw(m.designs, strategy, k, max_ensembles, seed_k, distinct)
+                        rows.append(
+                            {
+                                "study": study,
+                                "subset": subset,
+                                "pool": pool,
+                                "strategy": strategy,
+                                "size": k,
+                                "n_possible": cell.n_possible,
+                                **summarise(fit(m.dev, cell.members)),
+                            }
+                        )
     out = pl.DataFrame(rows, schema=_schema(Ensembles))
     return validate(out, Ensembles)
 
@@ -303,7 +350,11 @@ def halves(n_items: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ensemble_holdout(
-    item_scores: pl.DataFrame, max_ensembles: int = 2000, seed: int = 0, baselines: bool = False
+    item_scores: pl.DataFrame,
+    max_ensembles: int = 2000,
+    seed: int = 0,
+    baselines: bool = False,
+    distinct: str = "model",
 ) -> pl.DataFrame:
     """Per study × pool × strategy: pick the triple with the lowest |bias| on a seeded half A
     of the items and score it on half B, beside all triples and the best single design on B,
@@ -316,9 +367,8 @@ def ensemble_holdout(
             m = in_pool(everyone, pool)
             dev_a, dev_b = m.dev[half_a], m.dev[half_b]
             k = HOLDOUT_SIZE
-            cell = draw(
-                m.designs, strategy, k, max_ensembles, _cell_seed(seed, study, pool, strategy, k)
-            )
+            seed_k = _cell_seed(seed, study, pool, strategy, k)
+            cell = draw(m.designs, strategy, k, max_ensembles, seed_k, distinct)
             a, b = fit(dev_a, cell.members), fit(dev_b, cell.members)
             row = {
                 "study": study,

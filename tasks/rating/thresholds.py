@@ -11,11 +11,19 @@ it). Every share is of the row's designs with at least one scored item: a design
 test (p or rank-biserial null) counts in the denominator as not beyond the cut. The shares
 significant after Holm and after Benjamini–Hochberg use rating_metrics' p_holm / p_bh, adjusted
 over the family the study tests: its designs of one kind against the humans.
+
+Table 8's significance test of average |bias| (abs_bias_h / _df / _p): do the groups of a
+grouping (the prompt levels, or the models) differ in their designs' |bias|? Kruskal–Wallis H
+over the designs' |bias| (rank-based, as the paper's other tests; tie-corrected, chi-square
+with groups − 1 df; scipy.stats.kruskal, the same as pingouin.kruskal), one test per study ×
+kind × subset × grouping, shown on each of the grouping's rows.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
+import scipy.stats
 
 from schemas.threshold_shares import ThresholdShares
 from schemas.validate import validate
@@ -57,6 +65,22 @@ def _shares(metrics: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     )
 
 
+def abs_bias_test(designs: pl.DataFrame, keys: list[str], column: str) -> pl.DataFrame:
+    """Per `keys`: Kruskal–Wallis of the designs' |bias| across the values of `column`.
+    No test (nulls) with fewer than two groups or when every |bias| is the same (H is 0/0)."""
+    rows = []
+    for key, grp in designs.filter(pl.col("bias").is_not_null()).group_by(keys):
+        groups = [g["bias"].abs().to_numpy() for _, g in grp.group_by(column)]
+        test = {"abs_bias_h": None, "abs_bias_df": None, "abs_bias_p": None}
+        if len(groups) >= 2 and np.ptp(np.concatenate(groups)) > 0:
+            h, p = scipy.stats.kruskal(*groups)
+            test = {"abs_bias_h": float(h), "abs_bias_df": len(groups) - 1, "abs_bias_p": float(p)}
+        rows.append(dict(zip(keys, key, strict=True)) | test)
+    schema = {k: designs.schema[k] for k in keys}
+    schema |= {"abs_bias_h": pl.Float64, "abs_bias_df": pl.Int64, "abs_bias_p": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
 def threshold_shares(metrics: pl.DataFrame, outlier_scale: str | None) -> pl.DataFrame:
     """rating_metrics → one row per study × kind × subset × grouping × group.
 
@@ -79,6 +103,14 @@ def threshold_shares(metrics: pl.DataFrame, outlier_scale: str | None) -> pl.Dat
                 pl.lit(grouping).alias("grouping"),
                 (pl.col(column) if column else pl.lit("(all)")).alias("group"),
             )
+            if column:
+                part = part.join(abs_bias_test(frame, keys[:-1], column), on=keys[:-1])
+            else:  # one group: nothing to compare
+                part = part.with_columns(
+                    pl.lit(None, pl.Float64).alias("abs_bias_h"),
+                    pl.lit(None, pl.Int64).alias("abs_bias_df"),
+                    pl.lit(None, pl.Float64).alias("abs_bias_p"),
+                )
             parts.append(part.drop(column) if column else part)
     columns = list(ThresholdShares.to_schema().columns)
     out = pl.concat([p.select(columns) for p in parts]).sort(

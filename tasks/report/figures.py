@@ -357,6 +357,15 @@ def _pooled(frame: pl.DataFrame) -> pl.DataFrame:
     return frame if "pool" in frame.columns else frame.with_columns(pool=pl.lit(JUDGES_POOL))
 
 
+def _by_subset(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with a subset other than "all" (e.g. "without bipolar3") in its panel's name."""
+    if "subset" not in frame.columns:
+        return frame
+    other = pl.col("subset").is_not_null() & (pl.col("subset") != "all")
+    study = pl.when(other).then(pl.format("{} · {}", "study", "subset")).otherwise("study")
+    return frame.with_columns(study.alias("study"))
+
+
 def _pool_label(strategy: str, pool: str, sep: str = " ") -> str:
     """A strategy's label, marking ensembles that may include classifier baselines."""
     return _strategy_label(strategy) + ("" if pool == JUDGES_POOL else f"{sep}+ baselines")
@@ -366,10 +375,11 @@ def _pool_label(strategy: str, pool: str, sep: str = " ") -> str:
 def ensembles(frame: pl.DataFrame) -> Figure | None:
     """Figure 5 analogue: how much averaging three judge designs cuts |bias| and MAE, per
     strategy; a strategy the study cannot fill says so. Ensembles that may include baselines
-    (pool judges+baselines) are separate, hatched bars."""
+    (pool judges+baselines) are separate, hatched bars; triples without the outlier scale
+    (subset "without <scale>") are a panel of their own, as the paper's third panel."""
     if _finite(frame, "bias_reduction_pct").is_empty():
         return None
-    frame = _pooled(frame)
+    frame = _by_subset(_pooled(frame))
     studies, height = _study_rows(frame, 2.4, extra=0.6)
     fig = new_figure(height)
     axes = fig.subplots(len(studies), 1, squeeze=False)
@@ -557,8 +567,9 @@ def accuracy_by_design(frame: pl.DataFrame) -> Figure | None:
 
 @styled
 def switch_rates(frame: pl.DataFrame) -> Figure | None:
-    """Table 16 analogue on all items: verdicts an in-context prompt turns wrong → right
-    (right of 0) and right → wrong (left of 0) against the same judge's base prompt."""
+    """Switch rates of Tables 14–16, per judge on all items: verdicts an in-context prompt turns
+    wrong → right (right of 0) and right → wrong (left of 0) against the same judge's base
+    prompt."""
     frame = _finite(
         frame.filter(pl.col("subset") == "all"),
         "wrong_to_right_pct",

@@ -47,6 +47,7 @@ baselines = ["vader"]
 [study.analysis]
 bootstrap = 200
 ensemble_baselines = true
+ensemble_distinct = "judge"  # both judges are `fake/planted`: let them stand for two models
 
 [[judges]]
 name = "fake-shift"

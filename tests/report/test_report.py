@@ -209,13 +209,20 @@ def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom:
 @pytest.mark.slow
 def test_ensembles_keep_the_baseline_pool_apart(warehouse_run: Warehouse, report_dom: Node) -> None:
     """Two LLM judges + VADER: no judge-only triple exists; with ensemble_baselines on, the
-    triples that need VADER appear only under pool judges+baselines, in the views and the page."""
+    triples that need VADER appear only under pool judges+baselines, in the views and the page;
+    again without the outlier scale (−3..3), each judge then down to its 2 likert7 designs."""
     cells = warehouse.query(
         warehouse_run.settings,
-        "select pool, strategy, n_possible from tbl_ensembles where study = 'report-rating'",
+        "select subset, pool, strategy, n_possible from tbl_ensembles "
+        "where study = 'report-rating'",
     )
-    free = {p: n for p, s, n in cells.rows() if s == "model_free"}
-    assert free == {"judges": 0, "judges+baselines": 4 * 4}  # a design of each judge + VADER
+    free = {(sub, p): n for sub, p, s, n in cells.rows() if s == "model_free"}
+    assert free == {
+        ("all", "judges"): 0,
+        ("all", "judges+baselines"): 4 * 4,  # a design of each judge + VADER
+        ("without bipolar3", "judges"): 0,
+        ("without bipolar3", "judges+baselines"): 2 * 2,
+    }
     curve = warehouse.query(
         warehouse_run.settings,
         "select size, n_possible from tbl_ensemble_size where study = 'report-rating' "
@@ -223,8 +230,11 @@ def test_ensembles_keep_the_baseline_pool_apart(warehouse_run: Warehouse, report
     )
     assert curve.rows() == [(1, 8), (2, 16)]  # 8 judge designs; pairs of the two judges
     rows = report_dom.find_all("table", **{"data-view": "tbl_ensembles"})[0].table_rows()
-    pools = [r["pool"] for r in rows if r["study"] == "report-rating"]
-    assert pools == ["judges"] * 4 + ["judges+baselines"] * 4
+    pools = [(r["subset"], r["pool"]) for r in rows if r["study"] == "report-rating"]
+    assert pools == [
+        (sub, p) for sub in ["all", "without bipolar3"] for p in ["judges", "judges+baselines"]
+        for _ in range(4)
+    ]  # fmt: skip
 
 
 @pytest.mark.slow
@@ -429,3 +439,25 @@ def test_ensemble_figures_start_at_one_judge_and_keep_baselines_apart() -> None:
     ticks = [t.get_text() for t in ax.get_xticklabels()]
     assert ticks == ["Model (Free)\n(n=4)", "Model (Free)\n+ baselines\n(n=10)"]
     assert [p.get_hatch() or "" for p in ax.patches[:2]] == ["", "//"]
+
+
+def test_figure5_draws_the_triples_without_the_outlier_scale_as_their_own_panel() -> None:
+    """As the paper's Figure 5 (Sentiment, Toxicity, Toxicity without −3..3): the subset
+    'without bipolar3' of a study is a panel of its own, after the study's own."""
+    triples = pl.DataFrame(
+        {
+            "study": ["tox"] * 2,
+            "subset": ["all", "without bipolar3"],
+            "pool": ["judges"] * 2,
+            "strategy": ["scale"] * 2,
+            "n_evaluated": [4, 4],
+            "bias_reduction_pct": [25.2, 4.6],
+            "mae_reduction_pct": [10.0, 3.0],
+        }
+    )
+    axes = figures.ensembles(triples).axes
+    assert [ax.get_title(loc="left") for ax in axes] == [
+        "tox: ensembles of three judge designs",
+        "tox · without bipolar3: ensembles of three judge designs",
+    ]
+    assert [ax.patches[0].get_height() for ax in axes] == [25.2, 4.6]

@@ -1,0 +1,60 @@
+"""Which paper table or figure each report view stands for, said the same way in the view's
+description (`judgelab tables`), the README's table of views and the report's panel titles.
+
+The paper (E.1): "Table 13 splits results by subset; Tables 14–16 give per-model results for
+the full, near-agreement, and ambiguous subsets", with the switch rates in those tables."""
+
+import re
+
+import pytest
+
+from judgelab.settings import PROJECT_ROOT
+from judgelab.views_cli import describe
+from tasks import warehouse
+from tasks.kinds import kinds
+
+LABELS = {
+    "tbl_bias_summary": {"Table 8"},
+    "tbl_outlier_scale": {"Tables 9–10"},
+    "tbl_accuracy_by_prompt": {"Table 13"},
+    "tbl_accuracy_by_effort": {"Table 13"},
+    "tbl_accuracy_by_model": {"Tables 14–16"},
+    "tbl_switch_rates": {"Tables 14–16"},
+    "tbl_accuracy_by_design": {"Tables 13–16"},
+    "tbl_ensembles": {"Figure 5"},
+}
+LABEL = re.compile(r"\b(Tables? \d+(?:–\d+)?|Figures? \d+(?:–\d+)?)")
+README = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def labels(text: str) -> set[str]:
+    return set(LABEL.findall(text))
+
+
+def readme_row(view: str) -> str:
+    """The README's row of the table of views whose first cell names `view`."""
+    (row,) = [
+        line
+        for line in README.splitlines()
+        if line.startswith("| `") and f"`{view}`" in line.split(" | ")[0]
+    ]
+    return row
+
+
+@pytest.mark.parametrize("view", sorted(LABELS))
+def test_view_description_names_the_papers_table(view: str) -> None:
+    sql = warehouse.SQL_DIR / "reports" / f"{view}.sql"
+    assert labels(describe(sql)) == LABELS[view], describe(sql)
+
+
+@pytest.mark.parametrize("view", sorted(LABELS))
+def test_readme_row_names_the_same_table(view: str) -> None:
+    row = readme_row(view)
+    assert labels(row.split(" | ", 1)[1]) == LABELS[view], row
+
+
+def test_report_panels_name_the_same_table() -> None:
+    titled = {p.view: p.title for k in kinds() for p in k.load("report").PANELS if p.view in LABELS}
+    assert {"tbl_accuracy_by_design", "tbl_switch_rates"} <= set(titled)
+    for view, title in titled.items():
+        assert labels(title) == LABELS[view], (view, title)
