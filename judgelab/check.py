@@ -5,18 +5,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgelab.study import Study, StudyError, locate, suggest
+from judgelab.study import Study, StudyError, locate, study_text, suggest
 from schemas.validate import TableError
 
 
-def check_study(path: str | Path, study: Study) -> None:
+def check_study(path: str | Path, study: Study) -> list[str]:
     """Raise StudyError (study file, with its line) or TableError (data file, with its line,
-    row and column) on the first kind of problem found; every message is one line."""
+    row and column) on the first kind of problem found; every message is one line. Returns
+    notes: things that run but may not be what the user meant."""
     path = Path(path)
-    text = path.read_text()
+    text = study_text(path)
     check_prompts(path, text, study)
     check_truth(path, text, study)
-    check_data(study)
+    n_items = check_data(study)
+    if n_items is not None and study.sample_size > n_items:
+        return [
+            f"{path}: sample_size = {study.sample_size} is more than the data file's "
+            f"{n_items} items: the study uses all {n_items}"
+        ]
+    return []
 
 
 def check_prompts(path: Path, text: str, study: Study, root: Path | None = None) -> None:
@@ -63,13 +70,15 @@ def check_truth(path: Path, text: str, study: Study) -> None:
     )
 
 
-def check_data(study: Study) -> None:
-    """The user's data file read and checked row by row through its loader (nothing written)."""
+def check_data(study: Study) -> int | None:
+    """The user's data file read and checked row by row through its loader (nothing written);
+    its number of items (distinct ids, else rows), None for a built-in benchmark."""
+    frame = None
     try:
         if study.data is not None:
             from tasks.benchmarks import ratingfile
 
-            ratingfile.read_checked(study.data)
+            frame = ratingfile.read_checked(study.data)
         elif study.qa_data is not None:
             from tasks.benchmarks import qafile
 
@@ -84,10 +93,16 @@ def check_data(study: Study) -> None:
             from tasks.benchmarks.tonetexts import load_text_file
 
             t = study.texts
-            load_text_file(t.path, t.id_column, t.text_column, t.score_column, t.domain_column)
+            frame = load_text_file(
+                t.path, t.id_column, t.text_column, t.score_column, t.domain_column
+            )
         elif study.pairs is not None:
             from tasks.benchmarks import pairfile
 
-            pairfile.read_checked(study.pairs)
+            frame = pairfile.read_checked(study.pairs)
     except TableError as exc:
         raise TableError("; ".join(line.strip() for line in str(exc).splitlines())) from None
+    if frame is None:
+        return None
+    ids = [c for c in ("id", "text_id", "pair_id", "item_id") if c in frame.columns]
+    return frame[ids[0]].n_unique() if ids else frame.height

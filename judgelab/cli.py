@@ -130,7 +130,8 @@ def checked_studies(run_file: str) -> list[tuple[str, Study]]:
     studies = []
     for path in study_files(run_file):
         study = load_study(path)
-        check_study(path, study)
+        for note in check_study(path, study):
+            print(f"judgelab: note: {note}", file=sys.stderr)
         studies.append((path, study))
     return studies
 
@@ -152,9 +153,9 @@ def passed(selftest: SelfTest) -> None:
         raise UsageError(str(exc)) from None
 
 
-def preflight(run_file: str) -> None:
-    """Every study file parses, every judge has its credentials and every embedded model
-    decodes on this machine, before anything runs."""
+def preflight(run_file: str) -> list[tuple[str, Study]]:
+    """Every study file parses, every judge's model has a provider and its credentials, and
+    every embedded model decodes on this machine, before anything runs or a server starts."""
     studies = checked_studies(run_file)
     selftest = self_test(studies)  # in a child process, while litellm loads here
     try:
@@ -163,16 +164,27 @@ def preflight(run_file: str) -> None:
         selftest.stop()
         raise
     passed(selftest)
+    return studies
 
 
 def _check_credentials(studies: list) -> None:
     """Notes of each study, then a UsageError for the first judge without its key."""
-    from tasks.judging.engine import missing_credentials
+    from tasks.costs import price
+    from tasks.judging.engine import IN_PROCESS, missing_credentials, unknown_provider
 
     for path, study in studies:
         for note in study.notes():
             print(f"judgelab: note: {note}", file=sys.stderr)
         for judge in [*study.judges, *([study.rewriter] if study.rewriter else [])]:
+            problem = unknown_provider(judge)
+            if problem:
+                raise UsageError(f"judge {judge.name!r} in {path}: {problem}")
+            if not judge.model.startswith(IN_PROCESS) and price(judge.model, 1, 1) is None:
+                print(
+                    f"judgelab: note: judge {judge.name!r} ({judge.model}): litellm's price "
+                    "table does not list this model; its cost will show as unknown",
+                    file=sys.stderr,
+                )
             missing = missing_credentials(judge)
             if missing:
                 names = " and ".join(missing)
@@ -186,10 +198,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     lifecycle.guard_tree()  # our Prefect server and workers die with us, even on SIGKILL
     lifecycle.raise_on_signals()
     failures = []
-    studies = checked_studies(args.study)
-    passed(self_test(studies))  # before the server starts: a judge that cannot run writes nothing
+    # before the server starts (a judge that cannot run writes nothing): the litellm import of
+    # the provider and key checks overlaps the embedded model's probe
+    studies = preflight(args.study)
     with lifecycle.prefect_api() as api_ready:  # a temporary server boots meanwhile
-        _check_credentials(studies)
         from flows.suite import study_suite
         from tasks.judging.failures import JudgeFailures
 
@@ -312,12 +324,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from judgelab.check import check_study
 
     study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
-    check_study(args.study, study)  # before the stages load (and write) anything
+    notes = check_study(args.study, study)  # before the stages load (and write) anything
     from tasks import costs
     from tasks.judging import store
 
     settings = _settings()
-    for note in study.notes():
+    for note in [*notes, *study.notes()]:
         print(f"judgelab: note: {note}", file=sys.stderr)
     counts, notes, plan, lines = kind(study.type).load("stages").preview(study, settings)
     for line in lines:

@@ -353,9 +353,9 @@ class Study(BaseModel):
     sample_size: int = Field(ge=0)  # items; 0 = the whole benchmark
     seed: int = 0
     repeats: int = Field(default=1, ge=1)
-    prompt_levels: list[str]
+    prompt_levels: list[str] = Field(min_length=1)  # [] would judge nothing and exit 0
     prompt_version: str = "v1"
-    scales: list[str]
+    scales: list[str] = Field(min_length=1)
     judges: list[Judge] = Field(min_length=1)
     shard_size: int = Field(default=500, ge=1)  # calls per Prefect task in the judge stage
     # a run fails when more than this share of a judge's calls made now got no answer
@@ -479,11 +479,29 @@ class Study(BaseModel):
         return judges
 
 
-def _read_toml(path: Path) -> dict:
+def study_text(path: Path) -> str:
+    """A study file's text, in one line when it cannot be read; a UTF-8 byte-order mark (as
+    some Windows editors write) is accepted."""
     try:
-        return tomllib.loads(path.read_text())
+        data = path.read_bytes()
     except FileNotFoundError:
         raise StudyError(f"study file {path} does not exist") from None
+    except IsADirectoryError:
+        raise StudyError(f"{path} is a directory, not a study file (.toml)") from None
+    except OSError as exc:
+        raise StudyError(f"study file {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise StudyError(
+            f"{path}: line {line}: not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8"
+        ) from None
+
+
+def _read_toml(path: Path, text: str | None = None) -> dict:
+    try:
+        return tomllib.loads(study_text(path) if text is None else text)
     except tomllib.TOMLDecodeError as exc:
         raise StudyError(f"{path}: not valid TOML: {exc}") from None
 
@@ -512,8 +530,8 @@ MODELS = {
 def load_study(path: str | Path, **overrides) -> Study:
     """Parse and validate a study file; `overrides` replace top-level fields (e.g. sample_size)."""
     path = Path(path)
-    raw = _read_toml(path)
-    text = path.read_text()
+    text = study_text(path)
+    raw = _read_toml(path, text)
     _check_tables(path, text, raw)
     doc = raw.get("study", {}) | {"judges": raw.get("judges", [])}
     if "rewriter" in raw:

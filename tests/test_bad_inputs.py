@@ -19,7 +19,7 @@ STUDY = """[study]
 name = "bad"
 task = "sentiment"
 benchmark = "file"
-sample_size = 3
+sample_size = 2
 prompt_levels = ["base"]
 scales = ["likert7"]
 
@@ -58,7 +58,7 @@ QA_CSV = "question,answer\nWhat is 2+2?,4\nCapital of France?,Lyon\n"
 class Case:
     """A study file (and its data files) and what the one error line must contain."""
 
-    study: str
+    study: str | bytes
     expect: list[str]
     files: dict[str, str | bytes] = field(default_factory=lambda: {"ratings.csv": GOOD_CSV})
     parquet: pl.DataFrame | None = None
@@ -71,7 +71,7 @@ def study(old: str, new: str) -> str:
 
 CASES = {
     "typo key in [study]": Case(
-        study("sample_size = 3", "sample_szie = 3"),
+        study("sample_size = 2", "sample_szie = 2"),
         ["bad.toml", "line 5, sample_szie: unknown key", "did you mean 'sample_size'?"],
     ),
     "typo key in [[judges]]": Case(
@@ -99,7 +99,7 @@ CASES = {
         ["bad.toml", "line 3, task: unknown task 'sentimnet'", "did you mean 'sentiment'?"],
     ),
     "negative sample": Case(
-        study("sample_size = 3", "sample_size = -1"),
+        study("sample_size = 2", "sample_size = -1"),
         ["bad.toml", "line 5, sample_size", "greater than or equal to 0"],
     ),
     "judge without model": Case(
@@ -176,6 +176,24 @@ CASES = {
         study('name = "bad"', 'name = "../x"'),
         ["bad.toml", "line 2, name", "'../x' is not a safe name"],
     ),
+    "no prompt levels": Case(
+        study('["base"]', "[]"), ["bad.toml", "line 6, prompt_levels", "at least 1 item"]
+    ),
+    "no scales": Case(
+        study('["likert7"]', "[]"), ["bad.toml", "line 7, scales", "at least 1 item"]
+    ),
+    "unknown provider": Case(
+        study("local/smollm2-135m-instruct", "nosuchprov/foo"),
+        ["bad.toml", "judge 'a'", "no provider for model 'nosuchprov/foo'", "<provider>/<model>"],
+    ),
+    "bare unknown model": Case(
+        study("local/smollm2-135m-instruct", "foo"),
+        ["bad.toml", "judge 'a'", "no provider for model 'foo'"],
+    ),
+    "latin-1 study file": Case(
+        study('name = "bad"', 'name = "bad" # café').encode("latin-1"),
+        ["bad.toml", "line 2", "not UTF-8 (byte 0xe9)"],
+    ),
 }
 
 
@@ -191,7 +209,10 @@ def write_case(case: Case, folder: Path) -> Path:
     if case.parquet is not None:
         case.parquet.write_parquet(folder / "ratings.parquet")
     path = folder / "bad.toml"
-    path.write_text(case.study)
+    if isinstance(case.study, bytes):
+        path.write_bytes(case.study)
+    else:
+        path.write_text(case.study)
     return path
 
 
@@ -208,8 +229,8 @@ def run_cli(command: str, study_file: Path, data_dir: Path) -> subprocess.Comple
     )
 
 
-def test_there_are_25_cases() -> None:
-    assert len(CASES) == 25
+def test_there_are_30_cases() -> None:
+    assert len(CASES) == 30
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -259,3 +280,35 @@ def test_a_label_column_without_labels_fails_under_reference_truth(tmp_path: Pat
     qa = write_case(Case(text, [], {"qa.csv": "question,answer,ok\nA?,a,\nB?,b, \n"}), tmp_path)
     with pytest.raises(TableError, match="column 'ok': no row holds a reference label"):
         check_study(qa, load_study(qa))
+
+
+def test_a_directory_as_study_file_fails_in_one_line(tmp_path: Path) -> None:
+    done = run_cli("run", tmp_path, tmp_path / "data")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line == f"judgelab: {tmp_path} is a directory, not a study file (.toml)"
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    """A BOM-prefixed study file (Windows editors) parses: its real mistake is found, at its
+    own line, instead of "Invalid statement (line 1, column 1)"."""
+    case = CASES["typo key in [study]"]
+    study_file = write_case(case, tmp_path / "study")
+    study_file.write_bytes(b"\xef\xbb\xbf" + study_file.read_bytes())
+    done = run_cli("run", study_file, tmp_path / "data")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert "line 5, sample_szie: unknown key" in line
+
+
+def test_a_sample_larger_than_the_data_is_a_note_with_the_real_n(tmp_path: Path) -> None:
+    from judgelab.check import check_study
+    from judgelab.study import load_study
+
+    path = write_case(Case(study("sample_size = 2", "sample_size = 1000000000000"), []), tmp_path)
+    notes = check_study(path, load_study(path))
+    assert notes == [
+        f"{path}: sample_size = 1000000000000 is more than the data file's 2 items: "
+        "the study uses all 2"
+    ]
+    assert check_study(path, load_study(path, sample_size=2)) == []

@@ -72,6 +72,22 @@ def api_key(judge: Judge) -> str | None:
 IN_PROCESS = ("local/", "fake/")  # providers.py: no credentials, no network
 
 
+def unknown_provider(judge: Judge) -> str | None:
+    """Why litellm cannot route this judge's model (None when it can), checked at load: an
+    unknown provider would otherwise fail only at its first call, after the whole flow."""
+    if judge.model.startswith(IN_PROCESS):
+        return None
+    litellm.suppress_debug_info = True
+    try:
+        litellm.get_llm_provider(model=judge.model, api_base=judge.api_base)
+    except Exception:  # litellm's BadRequestError: "LLM Provider NOT provided"
+        return (
+            f"litellm knows no provider for model {judge.model!r}; write it as "
+            "<provider>/<model>, e.g. openai/gpt-4o-mini (https://docs.litellm.ai/docs/providers)"
+        )
+    return None
+
+
 def missing_credentials(judge: Judge) -> list[str]:
     """Environment variables this judge needs and does not have, checked before a run starts:
     its `api_key_env`, else what litellm says the provider needs."""

@@ -95,6 +95,12 @@ class SelfTest:
             "rm -r .venv && make setup"
         )
 
+    def stop(self) -> None:
+        """Abandon the probe (the caller failed first)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+
 
 def _rebuild() -> str:
     """The fix: a venv not built by bootstrap gets the portable build from `make setup`; one
@@ -110,12 +116,6 @@ def _rebuild() -> str:
         "it is already the portable build, so this CPU lacks even that baseline (AVX2/FMA/F16C): "
         f"set {bootstrap.FLAGS_ENV} to lower flags (see judgelab/bootstrap.py), then make setup"
     )
-
-    def stop(self) -> None:
-        """Abandon the probe (the caller failed first)."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
 
 
 def check(models: list[str]) -> None:
