@@ -10,7 +10,9 @@ statsmodels' `ttost_paired`.
 Every difference equal (no spread) makes the t tests certain on any n: two designs agreeing
 on 2 items would be "equivalent". With no spread a verdict needs `MIN_N_NO_SPREAD` items (by
 the rule of three, 30 agreeing items bound the share that would differ below 10% at 95%);
-fewer stay "inconclusive". p keeps the t test's value, as statsmodels gives it.
+fewer stay "inconclusive". p keeps the t test's value, as statsmodels gives it. "No spread" is
+judged relative to Σd² (SPREAD_RTOL), not as exact zero: differences of 0.15 on 3 items (1.15 − 1,
+4.15 − 4) left Σd² − n·mean² at 1e-17, not 0, and were "equivalent" while 0.10 was not.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from tasks import cuts
 
 ALPHA = 0.05
 MIN_N_NO_SPREAD = 30
+SPREAD_RTOL = 1e-12  # Σ(d − mean)² at most this share of Σd² is rounding, not spread
 
 
 def tost(n: np.ndarray, sum_d: np.ndarray, sum_d2: np.ndarray, margin: float) -> dict:
@@ -32,7 +35,9 @@ def tost(n: np.ndarray, sum_d: np.ndarray, sum_d2: np.ndarray, margin: float) ->
     ok = n >= 2
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(n > 0, sum_d / n, np.nan)
-        var = np.where(ok, np.maximum(sum_d2 - n * mean**2, 0.0) / (n - 1), np.nan)
+        ss = sum_d2 - n * mean**2
+        ss = np.where(ss > SPREAD_RTOL * sum_d2, ss, 0.0)  # rounding residue of equal d's
+        var = np.where(ok, ss / (n - 1), np.nan)
         se = np.sqrt(var / n)
         df = np.where(ok, n - 1, np.nan)
         # se = 0 (every difference equal): the t statistics are ±inf and the tests decide

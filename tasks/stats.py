@@ -170,6 +170,11 @@ def interval_alpha(data: np.ndarray) -> float | None:
     ratings (human means take thousands of distinct values) that is tens of gigabytes. For
     the interval metric both disagreements reduce to sums of squares, so this is O(n);
     tests check it against the package (which reproduces the textbook values) on small data.
+
+    Both sums are taken over deviations from a mean, never as Σv² − (Σv)²/k: that difference
+    cancels, and a judge equal to the human means up to rounding got α = 1 + 7e-16, which the
+    schema rightly refuses. So observed ≥ 0 and α ≤ 1 exactly; α > −1 holds as math does
+    (observed < 2·expected).
     """
     data = np.asarray(data, dtype=float)
     m = np.sum(~np.isnan(data), axis=0)
@@ -179,9 +184,11 @@ def interval_alpha(data: np.ndarray) -> float | None:
     if n < 2:
         return None
     s1, s2 = np.nansum(pairable, axis=0), np.nansum(pairable**2, axis=0)
-    # Σ over ordered pairs i≠j within a set of size k of (v_i − v_j)² = 2k·Σv² − 2(Σv)²
-    observed = np.sum((2 * m * s2 - 2 * s1**2) / (m - 1)) / n
-    expected = (2 * n * s2.sum() - 2 * s1.sum() ** 2) / (n * (n - 1))
+    values = pairable[~np.isnan(pairable)]
+    # Σ over ordered pairs i≠j within a set of size k of (v_i − v_j)² = 2k·Σ(v − v̄)²
+    within = np.nansum((pairable - s1 / m) ** 2, axis=0)
+    observed = np.sum(2 * m * within / (m - 1)) / n
+    expected = 2 * n * np.sum((values - values.mean()) ** 2) / (n * (n - 1))
     # one distinct value overall: α is undefined (expected is 0 up to rounding of the sums)
     if expected <= 1e-12 * s2.sum() / n:
         return None

@@ -71,3 +71,25 @@ def test_p_on_the_cut_is_not_equivalent() -> None:
     on = _tost(d, margin)
     assert on["p"] == pytest.approx(0.05, abs=1e-12) and on["verdict"] == "inconclusive"
     assert _tost(d, margin * (1 + 1e-4))["verdict"] == "yes"
+
+
+@pytest.mark.parametrize("value", [0.15, 0.10])
+def test_equal_differences_on_3_items_are_inconclusive_whatever_their_float_noise(
+    value: float,
+) -> None:
+    """A design `value` above another on items scored 1, 1 and 4: Σd² − n·mean² is 1e-17 for
+    0.15 (1.15 − 1 and 4.15 − 4 differ in the last bits) and exactly 0 for 0.10. Both are no
+    spread, so both wait for MIN_N_NO_SPREAD items."""
+    other = np.array([1.0, 1.0, 4.0])
+    got = _tost((other + value) - other, 0.2)
+    assert got["verdict"] == "inconclusive"
+    assert got["lo"] == got["hi"] == got["mean"]
+
+
+def test_a_genuine_small_spread_is_still_spread() -> None:
+    """1e-6 apart is a spread (Σ(d − mean)² is 3e-11 of Σd², far above rounding): the t CI
+    decides on 3 items, as for any other spread."""
+    d = 0.15 + np.array([-1e-6, 0.0, 1e-6])
+    got = _tost(d, 0.2)
+    assert got["verdict"] == "yes" and got["lo"] < got["mean"] < got["hi"]
+    assert got["p"] == pytest.approx(ttost_paired(d, np.zeros(3), -0.2, 0.2)[0], rel=1e-6)

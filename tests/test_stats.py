@@ -79,6 +79,46 @@ def test_krippendorff_alpha_matches_definition() -> None:
         assert kripp_alpha(np.full(n, value), np.full(n, value)) is None
 
 
+def test_a_judge_one_ulp_from_the_human_means_has_alpha_at_most_1() -> None:
+    """Observed disagreement as Σ(v − v̄)², never Σv² − (Σv)²/k: the latter cancelled and gave
+    α up to 1 + 2.5e-14 on such judges, which the schema refuses. The two-coder α (resamples,
+    power) and the bootstrap interval stay ≤ 1 as well."""
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        human = rng.integers(1, 8, size=(rng.integers(5, 200), 3)).mean(axis=1)
+        judge = np.nextafter(human, 10)
+        assert kripp_alpha(judge, human) == 1.0
+        a, b = judge - 4, human - 4
+        sums = (len(a), np.sum((a - b) ** 2), np.sum(a + b), np.sum(a**2 + b**2))
+        assert alpha_two_coders(*sums) <= 1.0
+        ci = bootstrap_ci(judge, human, np.arange(len(judge)), 50, rng)
+        assert ci["alpha_hi"] <= 1.0
+
+
+def _exact_alpha(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-coder interval α in exact rational arithmetic from the floats given."""
+    from fractions import Fraction
+
+    values = [Fraction(float(v)) for v in (*a, *b)]
+    mean = sum(values) / len(values)
+    expected = 2 * sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    observed = sum(
+        2 * (Fraction(float(x)) - Fraction(float(y))) ** 2 for x, y in zip(a, b, strict=True)
+    )
+    return float(1 - observed / len(values) / expected)
+
+
+def test_alpha_just_below_1_is_kept_to_full_precision() -> None:
+    """A genuine α = 1 − 1e-12 comes out as that, not rounded up to 1 (nothing is clamped) and
+    not lost to cancellation (the old form was off by 5e-4 of 1 − α here)."""
+    human = np.linspace(1, 7, 40)
+    judge = human + 2.5e-6 * np.where(np.arange(40) % 2, 1.0, -1.0)
+    exact = _exact_alpha(judge, human)
+    assert 1 - exact == pytest.approx(1e-12, rel=0.1)
+    got = interval_alpha(np.vstack([judge, human]))
+    assert got < 1 and 1 - got == pytest.approx(1 - exact, rel=1e-6, abs=0)
+
+
 def _scores(rows: list[tuple]) -> pl.DataFrame:
     return pl.DataFrame(
         [
