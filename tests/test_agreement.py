@@ -354,6 +354,27 @@ def test_verdict_equivalent_when_every_pair_is(settings: Settings) -> None:
     assert got == [("yes", 100.0)]
 
 
+@pytest.mark.parametrize("shift", [0.15, 0.10])
+def test_a_constant_difference_on_3_items_is_inconclusive_in_pairs_and_table_11(
+    shift: float, settings: Settings
+) -> None:
+    """Two models `shift` apart on each of 3 items: no spread, so no verdict before
+    MIN_N_NO_SPREAD items, whatever float noise Σd² − n·mean² leaves (1e-17 for 0.15 on
+    items scored 1, 1 and 4 made it "yes")."""
+    scores = np.array([1.0, 1.0, 4.0])
+    rows = _design("s", "j1", "base", "likert7", scores) + _design(
+        "s", "j2", "base", "likert7", scores + shift
+    )
+    (pair,) = design_pairs(_frame(rows)).iter_rows(named=True)
+    assert (pair["n_items"], pair["equivalent"]) == (3, "inconclusive")
+    assert pair["diff_lo"] == pair["diff_hi"]
+    warehouse.write_table(settings, design_pairs(_frame(rows)), "design_pairs", "s")
+    warehouse.publish_views(settings)
+    sql = "select equivalent_pct, equivalent from tbl_design_impact_single"
+    got = warehouse.query(settings, sql)
+    assert got.rows() == [(0.0, "inconclusive")]
+
+
 def test_all_pairs_pools_every_pair_and_splits_by_n_differ(settings: Settings) -> None:
     """Table 12: the pooled row averages |difference| over every pair of the study, whatever
     differs; n is the number of pairs compared."""
