@@ -15,6 +15,7 @@ simulation of the interval or test the tables actually compute.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,13 +26,14 @@ import polars as pl
 
 from judgelab.study import Analysis, Study
 from tasks import cuts
+from tasks.equivalence import MIN_N_NO_SPREAD
 from tasks.kinds import kind
 
 Z = NormalDist().inv_cdf(0.975)  # the 95% CIs of the tables (percentile bootstrap ≈ normal)
 SIG = cuts.SIG_P
 POWER = 0.8
 MIN_N = 2  # a paired test or an sd needs two items
-MAX_N = 10_000_000  # "more than any benchmark has": the search stops here
+MAX_N = 10_000_000  # "more than any benchmark has": the search stops here, n None beyond
 ALPHA_DRAWS = 4000  # simulated samples per α half-width (its 2.5% quantile within ~2%)
 ALPHA_START = 200  # items of the first simulated sample; the second uses the first answer
 SIM_BLOCK = 1 << 21  # draws × items simulated at once (bounds memory, as tasks.stats does)
@@ -73,11 +75,19 @@ def halfwidth(sd: float, n: int) -> float:
     return Z * sd / math.sqrt(n)
 
 
-def n_for_halfwidth(sd: float, hw: float) -> int:
+def n_for_halfwidth(sd: float, hw: float) -> int | None:
     """Items for a 95% CI half-width of hw on a mean: n = (z·sd/hw)², rounded up."""
     if hw <= 0:
         raise ValueError(f"a target half-width must be positive, got {hw}")
-    return int(min(MAX_N, max(MIN_N, math.ceil((Z * sd / hw) ** 2 - 1e-9))))
+    return _items((Z * sd / hw) ** 2)
+
+
+def _items(n: float) -> int | None:
+    """n rounded up to a count of items (at least MIN_N); None (not estimable) when n is not a
+    finite number a count can hold. Never capped: a capped n reads as an answer."""
+    if not math.isfinite(n) or n >= 2**53:
+        return None
+    return max(MIN_N, math.ceil(n - 1e-9))
 
 
 def folded_sd(bias: float, sd: float) -> float:
@@ -113,8 +123,8 @@ def tost_power(
 
     if n < MIN_N:
         return 0.0
-    if sd_d == 0:
-        return 1.0 if abs(true_diff) < margin else 0.0
+    if sd_d == 0:  # no spread: the rule gives a verdict from MIN_N_NO_SPREAD items only
+        return 1.0 if abs(true_diff) < margin and n >= MIN_N_NO_SPREAD else 0.0
     se = sd_d / math.sqrt(n)
     df = n - 1
     crit = sps.t.ppf(1 - sig, df)
@@ -123,15 +133,16 @@ def tost_power(
     return float(max(0.0, low + high - 1))
 
 
-def smallest_n(power_at: Callable[[int], float], target: float) -> int:
+def smallest_n(power_at: Callable[[int], float], target: float) -> int | None:
     """The least n in [MIN_N, MAX_N] whose power reaches the target (power rises with n);
-    MAX_N when none does."""
+    None (not estimable) when none does: two designs that never disagree give McNemar no
+    power at any n, and MAX_N printed as "worst 10,000,000 items" read as a result."""
     if power_at(MIN_N) >= target:
         return MIN_N
     lo, hi = MIN_N, MIN_N
     while power_at(hi) < target:
         if hi >= MAX_N:
-            return MAX_N
+            return None
         lo, hi = hi, min(MAX_N, hi * 2)
     while hi - lo > 1:  # power_at(lo) < target ≤ power_at(hi)
         mid = (lo + hi) // 2
@@ -139,19 +150,21 @@ def smallest_n(power_at: Callable[[int], float], target: float) -> int:
     return hi
 
 
-def n_for_power(diff: float, sd_d: float, power: float = POWER, sig: float = SIG) -> int:
+def n_for_power(diff: float, sd_d: float, power: float = POWER, sig: float = SIG) -> int | None:
     """Items for the paired t test to detect a mean difference `diff` with this power."""
     return smallest_n(lambda n: paired_power(n, diff, sd_d, sig), power)
 
 
-def n_for_mcnemar(diff: float, discordant: float, power: float = POWER, sig: float = SIG) -> int:
+def n_for_mcnemar(
+    diff: float, discordant: float, power: float = POWER, sig: float = SIG
+) -> int | None:
     """Items for McNemar's test to detect an accuracy difference `diff` with this power."""
     return smallest_n(lambda n: mcnemar_power(n, diff, discordant, sig), power)
 
 
 def n_for_tost(
     sd_d: float, margin: float, power: float = POWER, true_diff: float = 0.0, sig: float = SIG
-) -> int:
+) -> int | None:
     """Items for TOST to show equivalence within ±margin with this power, at a true difference
     of `true_diff` (0: the designs are truly the same)."""
     return smallest_n(lambda n: tost_power(n, sd_d, margin, true_diff, sig), power)
@@ -282,7 +295,7 @@ def n_for_alpha_halfwidth(
         if step or nearer == m:
             break
         m = nearer
-    return int(min(MAX_N, max(MIN_N, math.ceil(n - 1e-9))))
+    return _items(n)
 
 
 # ---- per design and per pair of designs ----------------------------------------------------
@@ -475,7 +488,7 @@ class Planner:
     percent: bool  # differences are fractions, printed in percentage points
     test: str  # the paired test the study's tables run between two designs
     spread: str  # the pair column (PAIR_SCHEMA) that test's power depends on
-    n_needed: Callable[[float, float, float], int]  # (diff, spread, power) → items
+    n_needed: Callable[[float, float, float], int | None]  # (diff, spread, power) → items
     detectable: Callable[[int, float, float], float | None]  # (n, spread, power) → diff
     # (study, pilot, targets, assumptions, diff, full) → PowerPlan
     plan: Callable[..., PowerPlan]
@@ -584,15 +597,22 @@ def _fmt(plan: PowerPlan, x: float, fixed: bool = False) -> str:
 
 
 def _spread(frame: pl.DataFrame, column: str, label: Callable[[dict], str]) -> str:
-    """The items a column asks for: "N items" for one row, else "median N, worst N (where)"."""
+    """The items a column asks for: "N items" for one row, else "median N, worst N (where)";
+    rows without an n (null: too few items, no spread, or no n reaches the target) are
+    named "not estimable", never left out of the median and worst silently."""
     rows = frame.filter(pl.col(column).is_not_null())
+    missing = frame.filter(pl.col(column).is_null())
     if rows.is_empty():
-        return "not estimable (no spread in the data)"
+        return "not estimable"
+    if missing.height == 1:
+        note = f"; not estimable for {label(missing.row(0, named=True))}"
+    else:
+        note = f"; not estimable for {missing.height} of {frame.height}" if missing.height else ""
     if rows.height == 1:
-        return f"{rows[column][0]:,} items"
+        return f"{rows[column][0]:,} items{note}"
     worst = rows.sort(column, descending=True, maintain_order=True).row(0, named=True)
     mid = math.ceil(rows[column].median())
-    return f"median {mid:,}, worst {worst[column]:,} items ({label(worst)})"
+    return f"median {mid:,}, worst {worst[column]:,} items ({label(worst)}){note}"
 
 
 def question_lines(plan: PowerPlan) -> list[str]:
@@ -750,21 +770,68 @@ def canary_false_alarm(level: float = 0.95) -> float:
     return 2 * (1 - NormalDist().cdf(2 * z))
 
 
+CANARY_GRID = 256  # quantile points per estimated sd in canary_power (error < 3e-5)
+
+
+def canary_power(n: int, shift: float, noise_sd: float, repeats: int, level: float = 0.95) -> float:
+    """Chance that the drift rule (tasks/drift.py) flags a true mean shift at n items under
+    normal repeat noise, exactly: the old 2z + z₀.₈ sizing put z for the CI's t and true sds
+    for the two estimated ones, and its 23 items for 0.5 at sd 0.5 flag 77%, not 80%.
+
+    The rule flags when |δ̂| > t·ŝ_d/√n + z·ŝ·√(2/(R·n)) (CI half-width plus noise band), with
+    δ̂ ~ N(δ, σ²), σ = canary_sigma, and ŝ_d (n − 1 df) and ŝ (2n(R − 1) df) independent of δ̂
+    and of each other: the power is Φ(δ/σ − t·u − z·w) + Φ(−δ/σ − t·u − z·w) averaged over
+    u = ŝ_d/σ_d and w = ŝ/s (scaled χ, on a grid of their quantiles)."""
+    from scipy.special import ndtr
+
+    if n < MIN_N:
+        return 0.0
+    if noise_sd == 0:
+        return 1.0 if shift != 0 else 0.0
+    ratio = shift / canary_sigma(noise_sd, repeats, n)
+    bar = _canary_bar(n, repeats, level)
+    return float(np.mean(ndtr(ratio - bar) + ndtr(-ratio - bar)))
+
+
+@functools.lru_cache(maxsize=16)
+def _canary_bar(n: int, repeats: int, level: float) -> np.ndarray:
+    """t·u + z·w of canary_power over its grid (cached: a search asks one n many times)."""
+    from scipy import stats as sps
+
+    q = (np.arange(CANARY_GRID) + 0.5) / CANARY_GRID
+    dof = 2 * n * (repeats - 1)
+    u = np.sqrt(sps.chi2.ppf(q, n - 1) / (n - 1))
+    w = np.sqrt(sps.chi2.ppf(q, dof) / dof)
+    t, z = sps.t.ppf((1 + level) / 2, n - 1), sps.norm.ppf((1 + level) / 2)
+    return t * u[:, None] + z * w[None, :]
+
+
 def canary_detectable_shift(
     n: int, noise_sd: float, repeats: int, level: float = 0.95, power: float = POWER
-) -> float:
-    """The smallest mean shift (1–7) a canary of n items flags with this power."""
-    z = NormalDist().inv_cdf((1 + level) / 2)
-    return (2 * z + NormalDist().inv_cdf(power)) * canary_sigma(noise_sd, repeats, n)
+) -> float | None:
+    """The smallest mean shift (1–7) a canary of n items flags with this power (canary_power);
+    None with fewer than 2 items."""
+    if n < MIN_N:
+        return None
+    if noise_sd == 0:
+        return 0.0
+    from scipy.optimize import brentq
+
+    def short(x: float) -> float:  # power rises with the shift: one root
+        return canary_power(n, x, noise_sd, repeats, level) - power
+
+    upper = canary_sigma(noise_sd, repeats, n)
+    while short(upper) < 0:
+        upper *= 2
+    return float(brentq(short, 0.0, upper, xtol=1e-6))
 
 
 def canary_size(
     shift: float, noise_sd: float, repeats: int, level: float = 0.95, power: float = POWER
-) -> int:
-    """Canary items needed to flag a mean shift of `shift` (1–7) with this power."""
-    z = NormalDist().inv_cdf((1 + level) / 2)
-    k = (2 * z + NormalDist().inv_cdf(power)) / shift
-    return max(MIN_N, math.ceil(2 * noise_sd**2 / repeats * k**2))
+) -> int | None:
+    """Canary items needed to flag a mean shift of `shift` (1–7) with this power: the least n
+    whose canary_power reaches it (None: not within MAX_N items)."""
+    return smallest_n(lambda n: canary_power(n, shift, noise_sd, repeats, level), power)
 
 
 def canary_lines(
@@ -783,10 +850,13 @@ def canary_lines(
         sd = 1.0 if noise_sd is None else noise_sd
         basis = "assumed; no canary batch yet" if noise_sd is None else "from its last batches"
         shift = canary_detectable_shift(n, sd, c.repeats, c.level)
+        size = canary_size(0.25, sd, c.repeats, c.level)
         lines.append(
-            f"canary: flags a mean shift ≥ {shift:.2f} on 1–7 with 80% power at repeat noise "
-            f"sd {sd:.2f} ({basis}); {canary_size(0.25, sd, c.repeats, c.level)} items would "
-            f"catch 0.25; a design without drift is flagged in "
+            "canary: flags "
+            + ("no shift (fewer than 2 items)" if shift is None else f"a mean shift ≥ {shift:.2f}")
+            + f" on 1–7 with 80% power at repeat noise sd {sd:.2f} ({basis}); "
+            + ("0.25 not estimable" if size is None else f"{size} items would catch 0.25")
+            + "; a design without drift is flagged in "
             f"{canary_false_alarm(c.level):.1e} of buckets"
         )
     return lines

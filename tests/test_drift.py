@@ -7,13 +7,17 @@ flag a flip rate beyond the flips between repeats of one batch."""
 
 from __future__ import annotations
 
+import math
+import re
 from datetime import UTC, datetime
 
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats as sps
 
 from judgelab import clock
+from judgelab.settings import PROJECT_ROOT
 from judgelab.study import Canary, Judge, Study, StudyError, load_study
 from tasks import alerts, canary, drift
 from tasks.judging.scales import load_scales
@@ -210,7 +214,7 @@ def test_canary_size_from_the_power_planner_gives_its_power_in_simulation() -> N
     from tasks import power
 
     n = power.canary_size(0.5, 1.0, 2)
-    assert 85 <= n <= 95  # 2·1/2·((2·1.96 + 0.84)/0.5)² ≈ 91
+    assert 85 <= n <= 95  # about 2·1/2·((t + 1.96 + 0.84)/0.5)², t = 1.99 at 91 df: 92
     rng = np.random.default_rng(7)
     sims, truth = 150, rng.uniform(2, 6, n)
     # 150 simulated judges (one design each), two day batches, the second shifted by 0.5
@@ -232,6 +236,86 @@ def test_canary_size_from_the_power_planner_gives_its_power_in_simulation() -> N
     hits = drift.drift_table(answers, "mean_shift")["flagged"].sum()
     assert 0.68 < hits / 150 < 0.92
     assert power.canary_false_alarm(0.95) == pytest.approx(8.9e-5, rel=0.05)
+
+
+def readme_canary_rows() -> list[tuple[float, int, float, int]]:
+    """(repeat noise sd, repeats, shift, items) of each cell of the README's canary table."""
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    table = readme.split("\n| repeat noise sd s (1–7) |", 1)[1].split("\n\n", 1)[0]
+    header, _, *rows = table.splitlines()
+    shifts = [float(x) for x in re.findall(r"δ = ([0-9.]+)", header)]
+    cells = []
+    for row in rows:
+        label, *counts = [c.strip() for c in row.strip().strip("|").split("|")]
+        sd, repeats = re.fullmatch(r"([0-9.]+), (\d+) repeats", label).groups()
+        for shift, count in zip(shifts, counts, strict=True):
+            cells.append((float(sd), int(repeats), shift, int(count.removesuffix(" items"))))
+    return cells
+
+
+def flag_rule(now: np.ndarray, ref: np.ndarray, level: float = 0.95) -> np.ndarray:
+    """drift's mean-shift rule on complete batches (runs × items × repeats), vectorised over
+    the runs; checked flag for flag against drift._within_sd and drift._flagged below."""
+    _, n, repeats = now.shape
+    ss = sum(((m - m.mean(axis=2, keepdims=True)) ** 2).sum(axis=(1, 2)) for m in (now, ref))
+    noise = sps.norm.ppf((1 + level) / 2) * np.sqrt(ss / (2 * n * (repeats - 1)))
+    noise = noise * np.sqrt(2 * n / repeats) / n  # z·s·√(Σ 1/k)/n, k = R everywhere
+    d = now.mean(axis=2) - ref.mean(axis=2)
+    half = sps.t.ppf((1 + level) / 2, n - 1) * d.std(axis=1, ddof=1) / np.sqrt(n)
+    shift = d.mean(axis=1)
+    return (shift - half > noise) | (shift + half < -noise)
+
+
+def simulated_power(
+    n: int, sd: float, repeats: int, shift: float, runs: int, seed: int
+) -> tuple[float, float]:
+    """Share of `runs` canaries (a reference batch, then one `shift` higher) the rule flags,
+    and its standard error. The first 100 runs also go through drift's own functions, which
+    must flag exactly the same ones."""
+    from tasks import drift
+
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(2, 6, n)[None, :, None]
+    hits, checked = 0, 0
+    for start in range(0, runs, 1000):
+        size = min(1000, runs - start)
+        ref = truth + sd * rng.normal(size=(size, n, repeats))
+        now = truth + shift + sd * rng.normal(size=(size, n, repeats))
+        flags = flag_rule(now, ref)
+        hits += int(flags.sum())
+        for r in range(min(size, 100 - checked)):
+            row = {"d": now[r].mean(axis=1) - ref[r].mean(axis=1), "n_items": n}
+            row |= {"repeats": repeats, "noise_sd": drift._within_sd([now[r], ref[r]])[0]}
+            row |= {"k": np.full((2, n), repeats)}
+            assert drift._flagged(row, "mean_shift", 0.95)["flagged"] == flags[r]
+            checked += 1
+    p = hits / runs
+    return p, float(np.sqrt(p * (1 - p) / runs))
+
+
+def test_every_readme_canary_size_flags_its_shift_in_80_percent_of_simulated_buckets() -> None:
+    """Each cell of the README's table is power.canary_size's answer, the least n whose exact
+    power (power.canary_power) reaches 80%; 10,000 simulated canaries through the flag rule
+    agree with that power within Monte Carlo error. The z-based size it replaced (23 items
+    for 0.5 at sd 0.5, 2 repeats) flags clearly less than 80%."""
+    from tasks import power
+
+    cells = readme_canary_rows()
+    assert len(cells) == 6
+    for k, (sd, repeats, shift, n) in enumerate(cells):
+        assert n == power.canary_size(shift, sd, repeats), (sd, repeats, shift)
+        exact = power.canary_power(n, shift, sd, repeats)
+        assert exact >= 0.80 > power.canary_power(n - 1, shift, sd, repeats)
+        p, se = simulated_power(n, sd, repeats, shift, runs=10_000, seed=k)
+        assert abs(p - exact) < 3 * se, (sd, repeats, shift, p, exact)
+        assert p > 0.80 - 3 * se
+    z = sps.norm.ppf(0.975)
+    old = math.ceil(2 * 0.5**2 / 2 * ((2 * z + sps.norm.ppf(0.8)) / 0.5) ** 2)
+    p, se = simulated_power(old, 0.5, 2, 0.5, runs=10_000, seed=99)
+    assert old == 23 and p + 3 * se < 0.80  # 77%
+    # `judgelab power` prints the same sizes: the first row at 24 items and at 0.25
+    line = power.canary_lines(study(size=24), {"j": 1}, 0.5, 0)[1]
+    assert "flags a mean shift ≥ 0.50 on 1–7" in line and "92 items would catch 0.25" in line
 
 
 def test_planted_fake_judges_over_ten_day_buckets(

@@ -18,7 +18,7 @@ from schemas.item_scores import ItemScores
 from schemas.validate import validate
 from tasks import power as pw
 from tasks.accuracy.verdict_impact import mcnemar
-from tasks.equivalence import tost
+from tasks.equivalence import MIN_N_NO_SPREAD, tost
 from tasks.stats import bootstrap_ci
 
 Z = sps.norm.ppf(0.975)
@@ -301,3 +301,29 @@ def test_one_design_pilot_falls_back_to_the_assumed_difference_sd() -> None:
     (pair,) = plan.pairs.to_dicts()
     assert pair["sd_diff"] == 0.9 and pair["n_power"] == pw.n_for_power(0.2, 0.9)
     assert "pilot: 30 items, 1 designs" in plan.basis and "difference sd 0.9" in plan.basis
+
+
+def test_designs_that_never_disagree_are_not_estimable_not_a_search_cap() -> None:
+    """Two accuracy designs right on the same items: McNemar has no power at any n, so (b)'s
+    n is None and printed "not estimable", never MAX_N as "worst 10,000,000 items"; TOST on
+    no spread needs the rule's MIN_N_NO_SPREAD items, not 2. A pair with an n beside one
+    without is named, not dropped from the line."""
+    same = [1, 1, 1, 0, 1, 1, 0, 1, 1, 1]
+    calls = verdicts({("a", "base", "n/a"): same, ("a", "long_icl", "n/a"): same})
+    plan = pw.plan_study(study("accuracy"), calls, pw.Targets(acc_hw=0.1), pw.Assumptions())
+    (pair,) = plan.pairs.to_dicts()
+    assert (pair["discordant"], pair["n_power"], pair["n_tost"]) == (0.0, None, MIN_N_NO_SPREAD)
+    lines = pw.question_lines(plan)
+    assert lines[1].endswith("(McNemar, two-sided 5%): not estimable")
+    assert "10,000,000" not in "\n".join(lines)
+    assert pw.smallest_n(lambda n: 0.0, 0.8) is None
+    assert pw.n_for_mcnemar(0.05, 0.0) is None and pw.n_for_power(1e-4, 1.0) is None
+
+    other = [1, 0, 1, 0, 1, 1, 1, 1, 0, 1]
+    three = {("a", "base", "n/a"): same, ("a", "long_icl", "n/a"): same}
+    three[("a", "short_icl", "n/a")] = other
+    plan = pw.plan_study(
+        study("accuracy"), verdicts(three), pw.Targets(acc_hw=0.1), pw.Assumptions()
+    )
+    line = pw.question_lines(plan)[1]
+    assert "; not estimable for a·base·n/a vs a·long_icl·n/a" in line and "median" in line
