@@ -250,10 +250,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{k.main_view}:")
         for part in k.load("report").console(_settings(), studies, table):
             print(part) if isinstance(part, str) else _print_frame(part)
-        if "note" in table.columns:
-            notes = table.filter(pl.col("note").is_not_null()).select("judge", "note").unique()
-            for judge, note in notes.sort("judge").rows():
-                print(f"note on {judge}: {note}")
+        if "note" in table.columns:  # a design's small n or failed calls, a baseline's caveat
+            from tasks.report.page import row_label
+
+            for row in table.filter(pl.col("note").is_not_null()).iter_rows(named=True):
+                print(f"note on {row_label(row)}: {row['note']}")
     print(
         "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"

@@ -27,6 +27,9 @@ class ToneGaps(pa.DataFrameModel):
     threshold: float  # pass mark of the verdict flips
     ok_rate_a: float = pa.Field(nullable=True, ge=0, le=1)  # ok calls of pole A, of planned
     ok_rate_b: float = pa.Field(nullable=True, ge=0, le=1)
+    n_calls: int = pa.Field(ge=0)  # planned calls on the A and B versions of the texts
+    n_failed: int = pa.Field(ge=0)  # … ended in an error, unparseable or out of range
+    n_error: int = pa.Field(ge=0)  # … ended in a provider error
     n_texts: int = pa.Field(ge=0)  # texts whose A and B versions both have an ok score
     mean_a: float = pa.Field(nullable=True)  # mean over those texts of the version means
     mean_b: float = pa.Field(nullable=True)

@@ -222,7 +222,7 @@ def rescale_stage(study: Study, settings: Settings) -> int:
     parts += [baselines.baseline_scores(study.name, study.task, b, items) for b in study.baselines]
     scores = pl.concat(parts)
     warehouse.write_table(settings, scores, "scores", study.name)
-    notes = baselines.baseline_table(study.name, study.task, study.baselines)
+    notes = baselines.baseline_table(study.name, study.task, study.baselines, study.benchmark)
     warehouse.write_table(settings, notes, "baselines", study.name)
     return scores.height
 

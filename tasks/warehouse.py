@@ -17,7 +17,7 @@ from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT, Settings
 from schemas.dim_order import DimOrder
 from schemas.validate import validate
-from tasks import cuts, dims
+from tasks import cuts, dims, notes
 from tasks.judging import store
 
 SQL_DIR = PROJECT_ROOT / "sql"
@@ -115,9 +115,11 @@ def view_meaning(view: str) -> str:
 
 def macro_sql(orders: dims.Orders | None = None) -> str:
     """The macros views use: the cuts (tasks.cuts), so a view compares statistics with cuts
-    exactly as Python does wherever it is made, and the sort orders (tasks.dims; `orders` read
-    once per publish, else here)."""
-    return f"{cuts.macro_sql()}\n{dims.macro_sql(dims.read_orders() if orders is None else orders)}"
+    exactly as Python does wherever it is made, the notes on small n and failed calls
+    (tasks.notes), and the sort orders (tasks.dims; `orders` read once per publish, else
+    here)."""
+    sorts = dims.macro_sql(dims.read_orders() if orders is None else orders)
+    return f"{cuts.macro_sql()}\n{notes.macro_sql()}\n{sorts}"
 
 
 def render_body(sql_file: Path, settings: Settings) -> str:

@@ -170,16 +170,23 @@ def _views(settings: Settings, *names: str) -> duckdb.DuckDBPyConnection:
 def test_accuracy_by_design_view(settings: Settings) -> None:
     metrics = accuracy_metrics(AB, consensus(AB), truth="reference")
     warehouse.write_table(settings, metrics, "accuracy_metrics", "s")
-    con = _views(settings, "staging/stg_accuracy_metrics", "reports/tbl_accuracy_by_design")
+    warehouse.write_table(settings, AB, "verdicts", "s")
+    con = _views(
+        settings,
+        "staging/stg_accuracy_metrics",
+        "staging/stg_verdicts",
+        "reports/tbl_accuracy_by_design",
+    )
     got = con.sql(
         "select judge, n_scored, acc_pct, n_full, acc_full_pct, n_near, acc_near_pct, "
-        "n_ambiguous, acc_ambiguous_pct, fp, fn, leniency_pct, unparseable_pct, repeat_sd "
-        "from tbl_accuracy_by_design"
+        "n_ambiguous, acc_ambiguous_pct, fp, fn, leniency_pct, unparseable_pct, repeat_sd, "
+        "n_failed, error_rate, note from tbl_accuracy_by_design"
     ).pl()
     assert got.rows() == [
-        # ja: item 9 is its only item with two ok repeats (1, 0): SD √½
-        ("ja", 9, 66.7, 7, 71.4, 0, None, 2, 50.0, 2, 1, 66.7, 14.3, 0.707),
-        ("jb", 11, 72.7, 7, 71.4, 0, None, 4, 75.0, 1, 2, 33.3, 0.0, None),
+        # ja: item 9 is its only item with two ok repeats (1, 0): SD √½; item 10's two calls
+        # failed (unparseable, out of range), neither a provider error
+        ("ja", 9, 66.7, 7, 71.4, 0, None, 2, 50.0, 2, 1, 66.7, 14.3, 0.707, 2, 0.0, None),
+        ("jb", 11, 72.7, 7, 71.4, 0, None, 4, 75.0, 1, 2, 33.3, 0.0, None, 0, 0.0, None),
     ]
 
 

@@ -244,8 +244,11 @@ def test_a_study_of_37_designs_on_12_items_runs_quickly_and_matches_scipy() -> N
 
 
 def _views(settings: Settings, *names: str) -> duckdb.DuckDBPyConnection:
+    """The named views, after stg_rating_metrics (the impact views count the designs without a
+    scored item there; an empty part when the test wrote none)."""
+    warehouse.ensure_tables(settings)
     con = duckdb.connect()
-    for name in names:
+    for name in ("staging/stg_rating_metrics", *names):
         con.execute(warehouse.render_view(warehouse.SQL_DIR / f"{name}.sql", settings))
     return con
 
@@ -277,16 +280,18 @@ def test_design_impact_single_counts_one_choice_pairs(settings: Settings) -> Non
         "equivalent",
         "mean_abs_diff",
         "max_abs_diff",
+        "n_unscored_designs",
     ]
     split = (50.0, 50.0, 0.0, "no")  # % yes, no, inconclusive; the choice's verdict
+    # every design scored items: none left out of the pairs (last column)
     assert got.rows() == [
         # model: |0.5 − 0.125| and |0 − 0.125|, both constant shifts → both significant, also
         # after Holm / BH over the study's 10 pairs; constant differences: 0.375 is beyond the
         # margin 0.2, 0.125 inside it → one "no" makes the choice "not equivalent"
-        ("s", "judge-judge", "model", 2, 2, 100.0, 100.0, 100.0, 50.0, *split, 0.25, 0.375),
+        ("s", "judge-judge", "model", 2, 2, 100.0, 100.0, 100.0, 50.0, *split, 0.25, 0.375, 0),
         # scale: j1 0.5 (significant, beyond the margin), j2 0 (no test: not significant;
         # every difference 0: equivalent)
-        ("s", "judge-judge", "scale", 2, 2, 50.0, 50.0, 50.0, 50.0, *split, 0.25, 0.5),
+        ("s", "judge-judge", "scale", 2, 2, 50.0, 50.0, 50.0, 50.0, *split, 0.25, 0.5, 0),
     ]
 
 

@@ -21,7 +21,7 @@ from tasks.rating.ensembles import (
     matrix,
     rule,
 )
-from tasks.warehouse import read_table, render_view, write_table
+from tasks.warehouse import ensure_tables, read_table, render_view, write_table
 
 HUMAN = 4.0
 
@@ -336,8 +336,11 @@ def test_holdout_draws_from_judges_unless_baselines_are_asked_for() -> None:
 
 
 def _views(settings: Settings, names: list[str]) -> duckdb.DuckDBPyConnection:
+    """The named views, after stg_rating_metrics (the ensemble views count the designs without a
+    scored item there; an empty part when the test wrote none)."""
+    ensure_tables(settings)
     con = duckdb.connect()
-    for name in names:
+    for name in ["stg_rating_metrics", *names]:
         layer = "staging" if name.startswith("stg_") else "reports"
         con.execute(render_view(Path(PROJECT_ROOT / "sql" / layer / f"{name}.sql"), settings))
     return con

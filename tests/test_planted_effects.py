@@ -235,7 +235,12 @@ def test_a_planted_scale_shift_survives_holm(settings: Settings) -> None:
     # or, on bipolar3, the model (6 of 36); changing the prompt level keeps the plant on both
     warehouse.write_table(settings, pairs.drop("holm", "planted"), "design_pairs", "p")
     con = duckdb.connect()
-    for name in ("staging/stg_design_pairs", "reports/tbl_design_impact_single"):
+    warehouse.ensure_tables(settings)  # the view counts unscored designs in stg_rating_metrics
+    for name in (
+        "staging/stg_rating_metrics",
+        "staging/stg_design_pairs",
+        "reports/tbl_design_impact_single",
+    ):
         con.execute(warehouse.render_view(warehouse.SQL_DIR / f"{name}.sql", settings))
     holm = dict(
         con.sql("select choice, sig_holm_pct from tbl_design_impact_single").pl().iter_rows()

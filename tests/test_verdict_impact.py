@@ -320,8 +320,11 @@ def test_cochran_by_hand() -> None:
 
 
 def _views(settings: Settings, *names: str) -> duckdb.DuckDBPyConnection:
+    """The named views, after stg_accuracy_metrics (the impact views count the designs without a
+    scored item there; an empty part when the test wrote none)."""
+    warehouse.ensure_tables(settings)
     con = duckdb.connect()
-    for name in names:
+    for name in ("staging/stg_accuracy_metrics", *names):
         con.execute(warehouse.render_view(warehouse.SQL_DIR / f"{name}.sql", settings))
     return con
 
@@ -390,6 +393,7 @@ def test_table_17_compares_levels_and_counts_every_judge(settings: Settings) -> 
     metrics = accuracy_metrics(T17, consensus(T17))
     warehouse.write_table(settings, pairs, "verdict_pairs", "s")
     warehouse.write_table(settings, verdict_levels(metrics), "verdict_levels", "s")
+    warehouse.write_table(settings, metrics, "accuracy_metrics", "s")
     con = _views(
         settings,
         "staging/stg_verdict_pairs",
@@ -419,10 +423,11 @@ def test_table_17_compares_levels_and_counts_every_judge(settings: Settings) -> 
     # D = 2 or 4 inconclusive, D ≥ 6 beyond the margin ("no").
     impact = _view_rows(con, "select * exclude (study) from tbl_verdict_impact")
     assert impact == [
-        # levels, mean and max |Δacc|, |Δleniency|, pairs, sig %, Holm %, BH %, margin, TOST
-        ("model", 2, 2.5, 2.5, 0.0, 0.0, 4, 50.0, 25.0, 25.0, 5.0, 0, 2, 2, "no"),
-        ("prompt_level", 2, 7.5, 7.5, 0.0, 0.0, 3, 66.7, 0.0, 66.7, 5.0, 0, 2, 1, "no"),
-        ("reasoning_effort", 2, 25.0, 25.0, 0.0, 0.0, 2, 50.0, 50.0, 50.0, 5.0, 0, 1, 1, "no"),
+        # levels, mean and max |Δacc|, |Δleniency|, pairs, sig %, Holm %, BH %, margin, TOST,
+        # designs without a scored item (none)
+        ("model", 2, 2.5, 2.5, 0.0, 0.0, 4, 50.0, 25.0, 25.0, 5.0, 0, 2, 2, "no", 0),
+        ("prompt_level", 2, 7.5, 7.5, 0.0, 0.0, 3, 66.7, 0.0, 66.7, 5.0, 0, 2, 1, "no", 0),
+        ("reasoning_effort", 2, 25.0, 25.0, 0.0, 0.0, 2, 50.0, 50.0, 50.0, 5.0, 0, 1, 1, "no", 0),
     ]
     pairwise = _view_rows(
         con,

@@ -5,12 +5,25 @@
 -- false TRUEs (null without errors); unparseable_pct is over every planned call. repeat_sd is
 -- run-to-run noise: the SD of the design's repeat verdicts (0/1) per item, averaged over its
 -- items with at least two ok repeats (all items); null when the study has repeats = 1.
+-- n_failed: planned calls whose stored result is a provider error, an unparseable answer or an
+-- out-of-range one (macro call_failed over stg_verdicts; a call not made yet is not failed);
+-- error_rate: provider errors ÷ planned calls (a judge whose every call failed: 1.0).
+-- note (macro design_note): a design with no scored item says so and why; the view shows no
+-- test or interval, so no small-n note.
 create or replace view tbl_accuracy_by_design as
-select study,
-       judge,
-       model,
-       prompt_level,
-       reasoning_effort,
+with calls as (
+    select study, judge, prompt_level, reasoning_effort,
+           count(*) as n_planned,
+           count(*) filter (where call_failed(status)) as n_failed,
+           count(*) filter (where status = 'error') as n_error
+    from stg_verdicts
+    group by study, judge, prompt_level, reasoning_effort
+)
+select m.study,
+       m.judge,
+       m.model,
+       m.prompt_level,
+       m.reasoning_effort,
        max(n_scored) filter (where subset = 'all') as n_scored,
        round(100 * max(accuracy) filter (where subset = 'all'), 1) as acc_pct,
        max(n_scored) filter (where subset = 'full') as n_full,
@@ -26,9 +39,14 @@ select study,
        round(100 * max(unparseable_rate) filter (where subset = 'all'), 1) as unparseable_pct,
        max(n_no_truth) filter (where subset = 'all') as n_no_truth,
        max(truth_source) filter (where subset = 'all') as truth_source,
-       round(max(repeat_sd) filter (where subset = 'all'), 3) as repeat_sd
-from stg_accuracy_metrics
-group by study, judge, model, prompt_level, reasoning_effort
+       round(max(repeat_sd) filter (where subset = 'all'), 3) as repeat_sd,
+       any_value(c.n_failed) as n_failed,
+       round(any_value(c.n_error) / any_value(c.n_planned), 3) as error_rate,
+       design_note(max(n_scored) filter (where subset = 'all'), any_value(c.n_failed),
+                   any_value(c.n_planned), 'item', []) as note
+from stg_accuracy_metrics m
+left join calls c using (study, judge, prompt_level, reasoning_effort)
+group by m.study, m.judge, m.model, m.prompt_level, m.reasoning_effort
 order by study, judge,
          sort_pos('prompt_level', prompt_level), prompt_level,
          reasoning_effort = 'n/a',

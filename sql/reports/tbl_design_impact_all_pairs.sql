@@ -12,6 +12,9 @@
 -- after Holm / Benjamini–Hochberg (5%) over the family of every pair of designs of the study.
 -- meaningful: |mean difference| above analysis.meaningful_diff; equivalent: the pair's TOST
 -- 90% CI lies inside ±analysis.equivalence_margin. Cuts via tasks/cuts.py.
+-- n_unscored_designs: the study's designs of these kinds with no scored item (every call
+-- failed, or none was made yet): they are in no pair here (tbl_rating_performance lists them
+-- with their error_rate and note).
 create or replace view tbl_design_impact_all_pairs as
 with pairs as (
     select *, least(kind_a, kind_b) || '-' || greatest(kind_a, kind_b) as kinds
@@ -45,6 +48,9 @@ select study,
        round(meaningful_pct, 1) as meaningful_pct,
        round(equivalent_pct, 1) as equivalent_pct,
        round(mean_abs_diff, 3) as mean_abs_diff,
-       round(max_abs_diff, 3) as max_abs_diff
+       round(max_abs_diff, 3) as max_abs_diff,
+       (select count(*) from stg_rating_metrics u
+        where u.study = grouped.study and u.n_items = 0
+          and list_contains(string_split(grouped.kinds, '-'), u.kind)) as n_unscored_designs
 from grouped
 order by study, kinds, pooled, grouped.n_differ;

@@ -16,25 +16,35 @@
 -- pair of the row is equivalent (the choice did not matter anywhere it was changed: an
 -- intersection–union test, 5% for the row as a whole), 'no' when at least one pair
 -- shows a difference beyond the margin, else 'inconclusive'.
+-- n_unscored_designs: the study's designs of these kinds with no scored item (every call
+-- failed, or none was made yet): they are in no pair here (tbl_rating_performance lists them
+-- with their error_rate and note).
 create or replace view tbl_design_impact_single as
-select study,
-       least(kind_a, kind_b) || '-' || greatest(kind_a, kind_b) as kinds,
-       differs as choice,
-       count(*) as n_pairs,
-       count(abs_diff) as n_compared,
-       round(100 * count_if(sig) / count(*), 1) as sig_pct,
-       round(100 * count_if(below(p_holm, 0.05)) / count(*), 1) as sig_holm_pct,
-       round(100 * count_if(below(p_bh, 0.05)) / count(*), 1) as sig_bh_pct,
-       round(100 * count_if(meaningful) / count(*), 1) as meaningful_pct,
-       round(100 * count_if(equivalent = 'yes') / count(*), 1) as equivalent_pct,
-       round(100 * count_if(equivalent = 'no') / count(*), 1) as not_equivalent_pct,
-       round(100 * count_if(equivalent = 'inconclusive') / count(*), 1) as inconclusive_pct,
-       case when count_if(equivalent = 'yes') = count(*) then 'yes'
-            when count_if(equivalent = 'no') > 0 then 'no'
-            else 'inconclusive' end as equivalent,
-       round(avg(abs_diff), 3) as mean_abs_diff,
-       round(max(abs_diff), 3) as max_abs_diff
-from stg_design_pairs
-where n_differ = 1
-group by study, kinds, choice
+with grouped as (
+    select study,
+           least(kind_a, kind_b) || '-' || greatest(kind_a, kind_b) as kinds,
+           differs as choice,
+           count(*) as n_pairs,
+           count(abs_diff) as n_compared,
+           round(100 * count_if(sig) / count(*), 1) as sig_pct,
+           round(100 * count_if(below(p_holm, 0.05)) / count(*), 1) as sig_holm_pct,
+           round(100 * count_if(below(p_bh, 0.05)) / count(*), 1) as sig_bh_pct,
+           round(100 * count_if(meaningful) / count(*), 1) as meaningful_pct,
+           round(100 * count_if(equivalent = 'yes') / count(*), 1) as equivalent_pct,
+           round(100 * count_if(equivalent = 'no') / count(*), 1) as not_equivalent_pct,
+           round(100 * count_if(equivalent = 'inconclusive') / count(*), 1) as inconclusive_pct,
+           case when count_if(equivalent = 'yes') = count(*) then 'yes'
+                when count_if(equivalent = 'no') > 0 then 'no'
+                else 'inconclusive' end as equivalent,
+           round(avg(abs_diff), 3) as mean_abs_diff,
+           round(max(abs_diff), 3) as max_abs_diff
+    from stg_design_pairs
+    where n_differ = 1
+    group by study, kinds, choice
+)
+select g.*,
+       (select count(*) from stg_rating_metrics u
+        where u.study = g.study and u.n_items = 0
+          and list_contains(string_split(g.kinds, '-'), u.kind)) as n_unscored_designs
+from grouped g
 order by study, kinds, sort_pos('choice', choice);

@@ -4,12 +4,28 @@
 -- pair × repeat units whose order-combined verdict (MT-Bench's rule: an answer wins only when
 -- it wins in both orders, else tie) is the human's choice, a combined tie counting as
 -- disagreement; human_acc_decisive_pct leaves combined ties out.
+-- n_items: pairs with at least one parsed answer. n_failed: calls whose stored result is a
+-- provider error, an unparseable answer or an out-of-range one (macro call_failed; a call not
+-- made yet is not failed); error_rate: provider errors ÷ planned calls. note (macro
+-- design_note): a design with no scored pair says so and why (no test or interval here).
 create or replace view tbl_pairwise_agreement as
+with calls as (
+    select study, judge, prompt_level, reasoning_effort,
+           count(*) as n_calls,
+           count(distinct pair_id) filter (where status = 'ok') as n_items,
+           count(*) filter (where call_failed(status)) as n_failed,
+           count(*) filter (where status = 'error') as n_error
+    from stg_pairwise_verdicts
+    group by study, judge, prompt_level, reasoning_effort
+)
 select study,
        judge,
        model,
        prompt_level,
        reasoning_effort,
+       coalesce(c.n_items, 0) as n_items,
+       c.n_failed,
+       round(c.n_error / nullif(c.n_calls, 0), 3) as error_rate,
        n_decisive,
        round(100 * win_rate_a, 1) as a_win_pct,
        n_labelled_calls,
@@ -18,8 +34,10 @@ select study,
        n_agree,
        n_combined_ties,
        round(100 * human_accuracy, 1) as human_acc_pct,
-       round(100 * human_accuracy_decisive, 1) as human_acc_decisive_pct
+       round(100 * human_accuracy_decisive, 1) as human_acc_decisive_pct,
+       design_note(coalesce(c.n_items, 0), c.n_failed, c.n_calls, 'pair', []) as note
 from stg_pairwise_agreement
+left join calls c using (study, judge, prompt_level, reasoning_effort)
 order by study, judge,
          sort_pos('prompt_level', prompt_level), prompt_level,
          reasoning_effort = 'n/a',

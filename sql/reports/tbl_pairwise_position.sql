@@ -6,17 +6,34 @@
 -- times), second_both and tie_mixed. bias_pp: share of decisive answers won by the answer shown
 -- first, minus 50, with a 95% percentile bootstrap over pairs (bias_lo_pp, bias_hi_pp);
 -- p_value: exact two-sided sign test over pairs (pairs leaning first vs second), p_holm
--- adjusted over the study's designs, flagged when p_holm < 0.05. failed_pct: calls with no
--- parsed answer (never counted as a winner); tie_pct over parsed answers.
+-- adjusted over the study's designs, flagged when p_holm < 0.05. tie_pct over parsed answers.
+-- n_items: pairs with at least one parsed answer (n_pairs: all planned pairs). n_failed: calls
+-- whose stored result is a provider error, an unparseable answer or an out-of-range one
+-- (macro call_failed; never counted as a winner; a call not made yet is not failed);
+-- failed_pct = n_failed ÷ n_calls; error_rate: provider errors ÷ n_calls (a judge whose every
+-- call failed: 1.0). note (macro design_note): no scored pair and why, or too few pairs for the
+-- bootstrap CI (n_items < 10) or for the sign test (pairs leaning one way < 6: p < 0.05 is
+-- out of reach; a judge that always answers "A" over 5 pairs has bias [50, 50] and p 0.0625).
 create or replace view tbl_pairwise_position as
+with calls as (
+    select study, judge, prompt_level, reasoning_effort,
+           count(distinct pair_id) filter (where status = 'ok') as n_items,
+           count(*) filter (where call_failed(status)) as n_failed,
+           count(*) filter (where status = 'error') as n_error
+    from stg_pairwise_verdicts
+    group by study, judge, prompt_level, reasoning_effort
+)
 select study,
        judge,
        model,
        prompt_level,
        reasoning_effort,
        n_pairs,
+       coalesce(c.n_items, 0) as n_items,
        n_calls,
-       round(100 * n_failed / nullif(n_calls, 0), 1) as failed_pct,
+       c.n_failed,
+       round(100 * c.n_failed / nullif(n_calls, 0), 1) as failed_pct,
+       round(c.n_error / nullif(n_calls, 0), 3) as error_rate,
        round(100 * tie_rate, 1) as tie_pct,
        n_units,
        round(100 * consistency, 1) as consistency_pct,
@@ -33,8 +50,11 @@ select study,
        n_pairs_second,
        round(p_value, 4) as p_value,
        round(p_holm, 4) as p_holm,
-       flagged
+       flagged,
+       join_notes(design_note(coalesce(c.n_items, 0), c.n_failed, n_calls, 'pair', ['bootstrap']),
+                  small_n_note(n_pairs_first + n_pairs_second, 'leaning pair', 'sign')) as note
 from stg_pairwise_position
+left join calls c using (study, judge, prompt_level, reasoning_effort)
 order by study, judge,
          sort_pos('prompt_level', prompt_level), prompt_level,
          reasoning_effort = 'n/a',

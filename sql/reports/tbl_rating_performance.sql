@@ -10,6 +10,14 @@
 -- least two (null with one repeat).
 -- human_mae / human_alpha: one human rater against the mean of the others on the same items
 -- (tbl_human_ceiling), the yardstick for how far a judge sits from humans.
+-- n_items: items with at least one ok score (a design with none stays, its numbers null).
+-- n_failed: planned calls whose stored result is a provider error, an unparseable answer or
+-- an out-of-range one (tasks.notes.FAILED, as every view counts them); a call not made yet is
+-- not failed. error_rate: provider errors ÷ planned calls (a judge whose every call failed:
+-- 1.0), beside parse_fail_pct (unparseable + out of range, percent of planned calls).
+-- note: the design's note (macro design_note, tasks/notes.py): "no scored item" and why, or
+-- too few items for the Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap
+-- CIs (< 10); then a baseline's caveat (stg_baselines).
 create or replace view tbl_rating_performance as
 select m.study,
        m.kind,
@@ -17,6 +25,8 @@ select m.study,
        m.prompt_level,
        m.scale,
        m.n_items,
+       m.n_failed,
+       round(m.error_rate, 3) as error_rate,
        round(m.repeat_sd, 3) as repeat_sd,
        round(100 * m.parse_failure_rate, 1) as parse_fail_pct,
        round(m.bias, 3) as bias,
@@ -40,7 +50,9 @@ select m.study,
        round(m.alpha_hi, 3) as alpha_hi,
        round(h.mae, 3) as human_mae,
        round(h.alpha, 3) as human_alpha,
-       b.note
+       join_notes(design_note(m.n_items, m.n_failed, m.n_planned, 'item',
+                              ['wilcoxon', 'bootstrap']),
+                  b.note) as note
 from fct_rating_metrics m
 left join stg_human_ceiling h on h.study = m.study
 left join stg_baselines b on b.study = m.study and b.judge = m.judge and m.kind = 'baseline'

@@ -12,10 +12,26 @@
 -- fact_first's unadjusted p is not. The absence of a gap is judged without adjustment on
 -- purpose: adjusting would make "no gap left" easier to claim, not harder.
 -- Other prompt levels are in tbl_tone_gaps.
+-- n_<level>: texts scored on both versions under that prompt level. n_failed / error_rate: the
+-- three levels' calls that failed (provider error, unparseable, out of range) and the share of
+-- provider errors among them all, as in tbl_tone_gaps. note: each level's note (macro
+-- design_note, e.g. "plain: Wilcoxon over 3 texts: …"), joined by "; ".
 create or replace view tbl_tone_by_variant as
 with wide as (
     select study, judge, rewriter, axis,
            any_value(pole_a || ' vs ' || pole_b) as contrast,
+           cast(sum(n_failed) as bigint) as n_failed,
+           cast(sum(n_error) as bigint) as n_error,
+           cast(sum(n_calls) as bigint) as n_calls,
+           any_value(design_note(n_texts, n_failed, n_calls, 'text', ['wilcoxon', 'bootstrap']))
+               filter (where prompt_level = 'plain') as note_p,
+           any_value(design_note(n_texts, n_failed, n_calls, 'text', ['wilcoxon', 'bootstrap']))
+               filter (where prompt_level = 'style_attention') as note_s,
+           any_value(design_note(n_texts, n_failed, n_calls, 'text', ['wilcoxon', 'bootstrap']))
+               filter (where prompt_level = 'fact_first') as note_f,
+           any_value(n_texts) filter (where prompt_level = 'plain') as n_p,
+           any_value(n_texts) filter (where prompt_level = 'style_attention') as n_s,
+           any_value(n_texts) filter (where prompt_level = 'fact_first') as n_f,
            any_value(gap) filter (where prompt_level = 'plain') as g_p,
            any_value(gap_lo) filter (where prompt_level = 'plain') as lo_p,
            any_value(gap_hi) filter (where prompt_level = 'plain') as hi_p,
@@ -39,6 +55,11 @@ select study,
        rewriter,
        axis,
        contrast,
+       n_p as n_plain,
+       n_s as n_style_attention,
+       n_f as n_fact_first,
+       n_failed,
+       round(n_error / nullif(n_calls, 0), 3) as error_rate,
        round(g_p, 3) as gap_plain,
        round(lo_p, 3) as plain_lo,
        round(hi_p, 3) as plain_hi,
@@ -65,7 +86,9 @@ select study,
        case when bh_p is null then null
             when not below(bh_p, 0.05) then 'n/a'
             when p_f is null then null
-            when below(p_f, 0.05) then 'no' else 'yes' end as defence_removes_gap_bh
+            when below(p_f, 0.05) then 'no' else 'yes' end as defence_removes_gap_bh,
+       join_notes('plain: ' || note_p,
+                  join_notes('style_attention: ' || note_s, 'fact_first: ' || note_f)) as note
 from wide
 order by study, judge, rewriter = 'lexical' desc, rewriter,
          sort_pos('axis', axis), axis;

@@ -5,6 +5,10 @@
 -- study, i.e. all its rows here (criteria × judges × prompt levels × rewriters × axes);
 -- wilcoxon_p_holm / wilcoxon_p_bh are the p adjusted over it by Holm and Benjamini–Hochberg;
 -- sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
+-- note (macro design_note): no text with the criterion scored on both versions, or too few
+-- texts for the Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap CI (< 10).
+-- Criteria come from parsed answers only: the calls that failed, and a comparison with no
+-- scored text at all, are in tbl_tone_gaps.
 create or replace view tbl_tone_criteria as
 select study,
        judge,
@@ -24,7 +28,8 @@ select study,
        sig_label(wilcoxon_p) as sig,
        sig_label(wilcoxon_p_holm) as sig_holm,
        sig_label(wilcoxon_p_bh) as sig_bh,
-       round(rank_biserial, 3) as rank_biserial
+       round(rank_biserial, 3) as rank_biserial,
+       design_note(n_texts, null, null, 'text', ['wilcoxon', 'bootstrap']) as note
 from stg_tone_criterion_gaps
 order by study, judge,
          sort_pos('prompt_level', prompt_level),

@@ -12,6 +12,11 @@
 -- rows here (judges × prompt levels × rewriters × axes). wilcoxon_p_holm (family-wise error)
 -- and wilcoxon_p_bh (false discovery rate, Benjamini–Hochberg) are the Wilcoxon p adjusted over
 -- it; sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
+-- n_failed: calls on the two versions whose stored result is a provider error, an unparseable
+-- answer or an out-of-range one (tasks.notes.FAILED; a call not made yet is not failed);
+-- error_rate: provider errors ÷ those planned calls (a judge whose every call failed: 1.0).
+-- note (macro design_note): no text scored on both versions and why, or too few texts for the
+-- Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap CI (< 10).
 create or replace view tbl_tone_gaps as
 select study,
        judge,
@@ -20,6 +25,8 @@ select study,
        axis,
        pole_a || ' vs ' || pole_b as contrast,
        n_texts,
+       n_failed,
+       round(n_error / nullif(n_calls, 0), 3) as error_rate,
        round(gap, 3) as gap,
        round(gap_lo, 3) as gap_lo,
        round(gap_hi, 3) as gap_hi,
@@ -45,7 +52,8 @@ select study,
        round(gap_a_orig, 3) as a_vs_orig,
        round(gap_b_orig, 3) as b_vs_orig,
        round(100 * ok_rate_a, 1) as ok_a_pct,
-       round(100 * ok_rate_b, 1) as ok_b_pct
+       round(100 * ok_rate_b, 1) as ok_b_pct,
+       design_note(n_texts, n_failed, n_calls, 'text', ['wilcoxon', 'bootstrap']) as note
 from stg_tone_gaps
 order by study, judge,
          sort_pos('prompt_level', prompt_level),

@@ -12,8 +12,17 @@
 -- family of all the study's pairs; equivalent: TOST at ±margin_pct points per pair, counted
 -- (n_equivalent, n_not_equivalent, n_inconclusive) and decided per choice: "yes" every pair
 -- equivalent, "no" one shown beyond the margin, else "inconclusive" (fct_verdict_choice_tests).
+-- n_unscored_designs: the study's designs with no scored item (every call failed, none was made
+-- yet, or no verdict resolved against a truth): no level or pair counts them
+-- (tbl_accuracy_by_design lists them with their error_rate and note).
 create or replace view tbl_verdict_impact as
-with lv as (
+with unscored as (
+    select study, count(*) as n
+    from stg_accuracy_metrics
+    where subset = 'all' and n_scored = 0
+    group by study
+),
+lv as (
     select study, choice, level, accuracy, leniency
     from stg_verdict_levels
     where subset = 'all'
@@ -50,8 +59,10 @@ select l.study,
        t.n_equivalent,
        t.n_not_equivalent,
        t.n_inconclusive,
-       t.equivalent
+       t.equivalent,
+       coalesce(u.n, 0) as n_unscored_designs
 from choices l
 left join gaps g on g.study = l.study and g.choice = l.choice
 left join fct_verdict_choice_tests t on t.study = l.study and t.choice = l.choice
+left join unscored u on u.study = l.study
 order by l.study, sort_pos('choice', l.choice);

@@ -7,7 +7,16 @@
 -- the family of all the study's pairs; a pair without shared items counts as not significant.
 -- equivalent: TOST at ±margin_pct points on each pair's per-item correctness differences,
 -- counted and decided per choice as in fct_verdict_choice_tests.
+-- n_unscored_designs: the study's designs with no scored item (every call failed, none was made
+-- yet, or no verdict resolved against a truth): in no pair here (tbl_accuracy_by_design lists
+-- them with their error_rate and note).
 create or replace view tbl_verdict_impact_pairs as
+with unscored as (
+    select study, count(*) as n
+    from stg_accuracy_metrics
+    where subset = 'all' and n_scored = 0
+    group by study
+)
 select p.study,
        p.choice,
        count(*) as n_pairs,
@@ -20,8 +29,10 @@ select p.study,
        any_value(t.n_equivalent) as n_equivalent,
        any_value(t.n_not_equivalent) as n_not_equivalent,
        any_value(t.n_inconclusive) as n_inconclusive,
-       any_value(t.equivalent) as equivalent
+       any_value(t.equivalent) as equivalent,
+       coalesce(any_value(u.n), 0) as n_unscored_designs
 from stg_verdict_pairs p
 join fct_verdict_choice_tests t on t.study = p.study and t.choice = p.choice
+left join unscored u on u.study = p.study
 group by p.study, p.choice
 order by p.study, sort_pos('choice', p.choice);

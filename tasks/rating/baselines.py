@@ -38,7 +38,9 @@ class Baseline:
     """An offline classifier scored like a judge: its native range maps linearly onto 1–7.
 
     `native_min` must be the task scale's low end (very negative; harmless), so the classifier
-    and the humans point the same way after rescaling.
+    and the humans point the same way after rescaling. `note` holds on any texts; `home_note`
+    only on `home`, the benchmark the classifier was built or validated on (VADER's lexicon on
+    the VADER texts), never on a user's own file.
     """
 
     name: str
@@ -48,8 +50,14 @@ class Baseline:
     scale: str
     native_min: float
     native_max: float
-    note: str  # one-line caveat for reports
+    note: str  # one-line caveat for reports, true on any texts
     scorer: Callable[[list[str]], list[float]] = field(repr=False, compare=False)
+    home: str | None = None  # the benchmark it was built or validated on
+    home_note: str = ""  # the caveat that holds on that benchmark only
+
+    def note_on(self, benchmark: str) -> str:
+        """The caveat a report shows beside this baseline on `benchmark`."""
+        return f"{self.home_note}; {self.note}" if benchmark == self.home else self.note
 
     @property
     def model(self) -> str:
@@ -68,10 +76,15 @@ BASELINES: dict[str, Baseline] = {
             native_min=-1.0,
             native_max=1.0,
             note=(
+                "VADER is a lexicon-and-rules scorer attuned to social-media text: sentiment it "
+                "has no word or rule for (context, sarcasm) escapes it"
+            ),
+            scorer=_vader_compound,
+            home="vader",
+            home_note=(
                 "VADER's lexicon was validated on these very texts (Hutto & Gilbert 2014), "
                 "so its agreement with the VADER ratings is optimistic"
             ),
-            scorer=_vader_compound,
         ),
         Baseline(
             name="profanity-check",
@@ -146,8 +159,9 @@ def baseline_scores(study: str, task: str, name: str, items: pl.DataFrame) -> pl
     return validate(out.select(list(Scores.to_schema().columns)), Scores)
 
 
-def baseline_table(study: str, task: str, names: list[str]) -> pl.DataFrame:
-    """The study's baselines with their native scales and caveats (reports show the notes)."""
+def baseline_table(study: str, task: str, names: list[str], benchmark: str) -> pl.DataFrame:
+    """The study's baselines with their native scales and caveats on the study's `benchmark`
+    (reports show the notes)."""
     rows = [
         {
             "study": study,
@@ -157,7 +171,7 @@ def baseline_table(study: str, task: str, names: list[str]) -> pl.DataFrame:
             "scale": b.scale,
             "native_min": b.native_min,
             "native_max": b.native_max,
-            "note": b.note,
+            "note": b.note_on(benchmark),
         }
         for b in (get_baseline(n, task) for n in names)
     ]

@@ -70,6 +70,8 @@ table.drill-table td.raw { white-space: normal; min-width: 10rem; max-width: 20r
                            font-family: ui-monospace, monospace; font-size: .75rem; }
 table.drill-table tr.failed td { background: #fff1dc; }
 button.reveal { font: inherit; font-size: .75rem; cursor: pointer; }
+ul.notes { font-size: .8rem; color: #8a4b00; margin: .2rem 0 .6rem; padding-left: 1.2rem;
+           max-width: 74rem; }
 """
 SCRIPT = (Path(__file__).parent / "script.js").read_text(encoding="utf-8")
 SCRIPT_HASH = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
@@ -78,6 +80,9 @@ CSP = (
     f"script-src 'sha256-{SCRIPT_HASH}'"
 )
 # the header's reading note, per study type present
+# the columns that name a row beside its note (those a view has, in this order)
+LABEL_COLUMNS = ("study", "judge", "prompt_level", "scale", "reasoning_effort", "rewriter", "axis")
+MAX_NOTES = 20  # notes listed under a figure; the rest stay in its table
 
 
 @dataclass(frozen=True)
@@ -155,6 +160,29 @@ def _rows(n: int) -> str:
     return f"{n} row{'s' if n != 1 else ''}"
 
 
+def row_label(row: dict) -> str:
+    """A view row's name for its note: its LABEL_COLUMNS joined, e.g. "s · j1 · base · likert7"."""
+    return " · ".join(str(row[c]) for c in LABEL_COLUMNS if row.get(c) is not None)
+
+
+def render_notes(frame: pl.DataFrame, view: str) -> str:
+    """The rows' notes (a `note` column: too few items for a test, no scored item, a
+    baseline's caveat) listed under the figure drawn from them, each with its row's name, so
+    the caveat is read with the number, not only in the folded table."""
+    if "note" not in frame.columns:
+        return ""
+    noted = frame.filter(pl.col("note").is_not_null())
+    if noted.is_empty():
+        return ""
+    items = [
+        f"<li><strong>{escape(row_label(r))}</strong>: {escape(r['note'])}</li>"
+        for r in noted.head(MAX_NOTES).iter_rows(named=True)
+    ]
+    if noted.height > MAX_NOTES:
+        items.append(f"<li>{noted.height - MAX_NOTES} more in the table below</li>")
+    return f'<ul class="notes" data-view="{escape(view)}">{"".join(items)}</ul>'
+
+
 def render_block(block: Block, anchor: str) -> str:
     view = escape(block.view)
     parts = [
@@ -182,6 +210,7 @@ def render_block(block: Block, anchor: str) -> str:
                 f'<figure data-view="{view}">{block.svg}<figcaption>Source: <code>{view}</code>'
                 f" ({_rows(block.table.height)}).</figcaption></figure>"
             )
+        parts.append(render_notes(block.table, block.view))
         click = " · click a row for the calls behind it" if _drills(block) else ""
         parts.append(
             f'<details data-view="{view}"><summary>Table <code>{view}</code> · '

@@ -38,8 +38,9 @@ from schemas.tone_threshold_sweep import ToneThresholdSweep
 from schemas.tone_version_scores import ToneVersionScores
 from schemas.validate import validate
 from tasks.cuts import above, at_least, at_least_expr, below
-from tasks.judging.parse import OK
+from tasks.judging.parse import ERROR, OK
 from tasks.multiplicity import with_adjusted
+from tasks.notes import FAILED
 from tasks.stats import bootstrap_ci, design_rng, wilcoxon
 
 THRESHOLD = 6.0  # default pass mark on the 1–10 overall score
@@ -51,7 +52,8 @@ FAMILY = ["study"]
 TEXT = [*TONE_DESIGN, "text_id"]
 ORIGINAL_KEYS = ["study", "judge", "model", "prompt_level", "text_id"]
 COMPARISON = [*TONE_DESIGN, "pole_a", "pole_b"]
-SIDE_VALUES = ("n_calls", "n_ok", "mean", "var")
+SIDE_VALUES = ("n_calls", "n_ok", "n_failed", "n_error", "mean", "var")
+COUNTS = SIDE_VALUES[:4]
 
 
 def _num(x: float | None) -> float | None:
@@ -80,13 +82,15 @@ def _finish(
 
 
 def _version_stats(tone_scores: pl.DataFrame) -> pl.DataFrame:
-    """One row per version (text × pole of a comparison): planned and ok calls, mean and
-    variance (ddof 1) of the ok overall scores."""
+    """One row per version (text × pole of a comparison): planned, ok, failed (tasks.notes.
+    FAILED) and provider-error calls, mean and variance (ddof 1) of the ok overall scores."""
     c = pl.col
     ok = c("status") == OK
     return tone_scores.group_by([*TEXT, "pole"]).agg(
         pl.len().cast(pl.Int64).alias("n_calls"),
         ok.sum().cast(pl.Int64).alias("n_ok"),
+        c("status").is_in(FAILED).sum().cast(pl.Int64).alias("n_failed"),
+        (c("status") == ERROR).sum().cast(pl.Int64).alias("n_error"),
         c("overall").filter(ok).mean().alias("mean"),
         c("overall").filter(ok).var(ddof=1).alias("var"),
     )
@@ -158,7 +162,7 @@ def _texts(tone_scores: pl.DataFrame, poles: Mapping[str, tuple[str, str]]) -> p
         .group_by(ORIGINAL_KEYS)
         .agg(c("overall").mean().alias("mean_orig"))
     )
-    counts = [f"{v}_{s}" for v in ("n_calls", "n_ok") for s in ("a", "b")]
+    counts = [f"{v}_{s}" for v in COUNTS for s in ("a", "b")]
     return (
         texts.with_columns(c(*counts).fill_null(0))
         .join(originals, on=ORIGINAL_KEYS, how="left")
@@ -223,6 +227,7 @@ def _gap_stats(
 ) -> dict:
     """Every tone_gaps column after the comparison's names, for one comparison's texts."""
     calls_a, calls_b = grp["n_calls_a"].sum(), grp["n_calls_b"].sum()
+    both_sides = {n: int(grp[f"{n}_a"].sum() + grp[f"{n}_b"].sum()) for n in COUNTS}
     both = _both(grp)
     a, b = both["mean_a"].to_numpy(), both["mean_b"].to_numpy()
     d = a - b
@@ -240,6 +245,9 @@ def _gap_stats(
         "threshold": float(threshold),
         "ok_rate_a": grp["n_ok_a"].sum() / calls_a if calls_a else None,
         "ok_rate_b": grp["n_ok_b"].sum() / calls_b if calls_b else None,
+        "n_calls": both_sides["n_calls"],
+        "n_failed": both_sides["n_failed"],
+        "n_error": both_sides["n_error"],
         "n_texts": n,
         "mean_a": float(a.mean()) if n else None,
         "mean_b": float(b.mean()) if n else None,
