@@ -47,10 +47,12 @@ def _replace(dest: Path, frame: pl.DataFrame) -> None:
 # columns an earlier version named otherwise: the tone tables' evaluator and prompt_variant
 RENAMED = {"evaluator": "judge", "prompt_variant": "prompt_level"}
 # columns a later version added, per table, with what an earlier part's rows mean: ensembles of
-# every design (no outlier-scale variant), no Table 8 test of |bias|
+# every design (no outlier-scale variant), no Table 8 test of |bias|, tone gaps whose calls
+# were not counted
 ADDED: dict[str, dict[str, object]] = {
     "ensembles": {"subset": "all"},
     "threshold_shares": {"abs_bias_h": None, "abs_bias_df": None, "abs_bias_p": None},
+    "tone_gaps": {"n_calls": None, "n_failed": None, "n_error": None},
 }
 
 

@@ -412,3 +412,17 @@ def test_failed_calls_are_plain_integers(settings: Settings) -> None:
         types = dict(warehouse.query(settings, f"select * from {view} limit 0").schema)
         got = (types["n_failed"], types["error_rate"], types["note"])
         assert got == (pl.Int64, pl.Float64, pl.String), view
+
+
+def test_a_tone_gaps_part_from_before_the_counts_still_publishes(settings: Settings) -> None:
+    """A part written before tone_gaps counted its calls gets them null at publish
+    (warehouse.ADDED): its rows stay, with no failure count and no claim of none."""
+    from tasks.tone.analysis import tone_gaps
+
+    old = tone_gaps(_tone_calls(), n_boot=0).drop("n_calls", "n_failed", "n_error")
+    warehouse.write_table(settings, old, "tone_gaps", "s")
+    warehouse.publish_views(settings)
+    got = warehouse.query(
+        settings, "select judge, n_texts, n_failed, error_rate from tbl_tone_gaps"
+    )
+    assert sorted(got.rows()) == [("dead", 0, None, None), ("few", 3, None, None)]
