@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import operator
 import re
 import tomllib
@@ -147,12 +148,54 @@ def evaluate(rule: Rule, rows: pl.DataFrame, study: str = "") -> RuleResult:
     )
 
 
-def read_rows(settings: Settings, rule: Rule, study: str) -> pl.DataFrame:
-    """The rows of the rule's view for this study (when the view has a study column) that
-    match its `where` (the user's own SQL, on their read-only warehouse, like `show --where`)."""
+def _parsed(sql: str) -> dict:
+    """DuckDB's own parse tree of `sql` (json_serialize_sql), without running anything."""
     import duckdb
 
-    from judgelab.views_cli import one_line
+    with duckdb.connect() as con:
+        ((text,),) = con.execute("select json_serialize_sql(?)", [sql]).fetchall()
+    tree = json.loads(text)
+    if tree.get("error"):
+        raise ValueError(tree.get("error_message", "not valid SQL"))
+    return tree
+
+
+def _split(tree: dict) -> tuple[dict, dict | None]:
+    """(the one statement without its WHERE clause, the WHERE clause)."""
+    if len(tree["statements"]) != 1:
+        raise ValueError(f"{len(tree['statements'])} statements")
+    (statement,) = tree["statements"]
+    node = dict(statement["node"])
+    return {**statement, "node": node}, node.pop("where_clause", None)
+
+
+def _has_subquery(tree: object) -> bool:
+    if isinstance(tree, dict):
+        return tree.get("class") == "SUBQUERY" or any(map(_has_subquery, tree.values()))
+    return isinstance(tree, list) and any(map(_has_subquery, tree))
+
+
+def one_condition(where: str, query: Callable[[str], str]) -> None:
+    """Raise ValueError unless `where` is one condition on a row: `select * from t where
+    <where>` and the query that will run (`query(where)`) must each parse (DuckDB's parser) to
+    one statement that differs from the same text with `true` only in its WHERE clause, and
+    that clause holds no subquery. So `1=1) or (1=1` (unbalanced), `true) union all …`, a
+    second statement, `limit`, `order by` or `group by` are refused, never run."""
+    for template in (lambda e: f"select * from t where {e}", query):
+        outer, condition = _split(_parsed(template(where)))
+        if outer != _split(_parsed(template("true")))[0]:
+            raise ValueError("not one condition: it changes the query around it")
+        if _has_subquery(condition):
+            raise ValueError("a subquery is not a condition on the view's columns")
+
+
+def read_rows(settings: Settings, rule: Rule, study: str) -> pl.DataFrame:
+    """The rows of the rule's view for this study (when the view has a study column) that
+    match its `where`: one condition on the view's columns (`one_condition`), applied to the
+    study's rows in a subquery, so no `where` can reach another study's rows."""
+    import duckdb
+
+    from judgelab.views_cli import one_line, quoted
     from tasks import export, warehouse
 
     name = rule_name(rule)
@@ -161,12 +204,18 @@ def read_rows(settings: Settings, rule: Rule, study: str) -> pl.DataFrame:
     except FileNotFoundError as exc:
         raise refused(name, str(exc)) from None
     columns = warehouse.query(settings, f"{select} limit 0").columns
-    sql, params = f"{select} where true", []
-    if "study" in columns:
-        sql += " and study = ?"
-        params.append(study)
+    inner, params = (f"{select} where study = ?", [study]) if "study" in columns else (select, [])
+
+    def query(where: str) -> str:
+        return f"select * from ({inner}) as {quoted(rule.view)} where (\n{where}\n)"
+
+    sql = f"select * from ({inner}) as {quoted(rule.view)}"
     if rule.where:
-        sql += f" and ({rule.where})"
+        try:
+            one_condition(rule.where, query)
+        except ValueError as exc:
+            raise refused(name, f"where: {exc}") from None
+        sql = query(rule.where)
     try:
         return warehouse.query(settings, sql, params)
     except duckdb.Error as exc:

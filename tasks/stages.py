@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 from datetime import UTC, datetime
+from functools import partial
 
 import polars as pl
 from prefect import get_run_logger, task
@@ -168,6 +169,7 @@ def judge_shard(
         *(judge, todo, settings.store_dir, settings.store_part_rows, run_id),
         label=label,
         interval=settings.progress_interval,
+        on_part=partial(warehouse.refresh_store_view, settings),  # SQL sees calls arrive
     )
     return {"counts": dict(counts), "worker": worker, "halts": halts}
 
@@ -199,6 +201,7 @@ def judge_together(
     ran = run_lanes(
         *(lanes, settings.store_dir, settings.store_part_rows, run_id),
         interval=settings.progress_interval,
+        on_part=partial(warehouse.refresh_store_view, settings),  # SQL sees calls arrive
     )
     for i, (counts, halt) in zip(index, ran, strict=True):
         results[i] = {"counts": counts, "worker": worker, "halts": [halt] if halt else []}

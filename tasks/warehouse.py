@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import importlib
 import os
 import re
+import shutil
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -126,11 +130,15 @@ def macro_sql(orders: dims.Orders | None = None) -> str:
 
 def render_body(sql_file: Path, settings: Settings) -> str:
     """Fill `${warehouse}` / `${store}` with absolute paths: DuckDB resolves relative paths in
-    views against the querying process's working directory."""
-    return (
-        sql_file.read_text()
-        .replace("${warehouse}", _in_literal(settings.warehouse_dir))
-        .replace("${store}", _in_literal(settings.store_dir))
+    views against the querying process's working directory. `${store_parts}` becomes the list
+    of the judgment store's verified parts (store.part_files), never a glob: a file planted in
+    the store is not read."""
+    text = sql_file.read_text()
+    if "${store_parts}" in text:
+        parts = ", ".join(f"'{_in_literal(f)}'" for f in store.part_files(settings.store_dir))
+        text = text.replace("${store_parts}", f"[{parts}]")
+    return text.replace("${warehouse}", _in_literal(settings.warehouse_dir)).replace(
+        "${store}", _in_literal(settings.store_dir)
     )
 
 
@@ -186,23 +194,101 @@ def publish_views(settings: Settings, orders: dims.Orders | None = None) -> list
     names = []
     tmp = dest.parent / f".tmp-{uuid.uuid4().hex}.duckdb"
     try:
-        with duckdb.connect(str(tmp)) as con:
-            con.execute("begin")  # one commit for all views: 0.3-0.6 s instead of 1.2-2.0 s
-            con.execute(macro_sql(orders))  # once, not before each view (0.26 → 0.18 s in all)
-            for f in view_files():
-                con.execute(render_body(f, settings))
-                names.append(f.stem)
-            con.execute("commit")
-        os.replace(tmp, dest)
+        with _publishing(settings):
+            with duckdb.connect(str(tmp)) as con:
+                con.execute("begin")  # one commit for all views: 0.3-0.6 s, not 1.2-2.0 s
+                con.execute(macro_sql(orders))  # once, not before each view (0.26 → 0.18 s)
+                for f in view_files():
+                    con.execute(render_body(f, settings))
+                    names.append(f.stem)
+                con.execute("commit")
+            os.replace(tmp, dest)
     finally:
         tmp.unlink(missing_ok=True)
         Path(f"{tmp}.wal").unlink(missing_ok=True)
     return names
 
 
-def query(settings: Settings, sql: str, params: list | None = None) -> pl.DataFrame:
-    """Run a read-only query against the warehouse file."""
+@contextmanager
+def _publishing(settings: Settings) -> Iterator[None]:
+    """One publisher of the DuckDB file at a time (a full publish or a store refresh), so a
+    refresh never renames an older copy over a newer publish."""
+    lock = settings.duckdb_path.parent / f".{settings.duckdb_path.name}.lock"
+    with open(lock, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+
+
+STORE_VIEW = SQL_DIR / "staging" / "stg_judgments.sql"
+
+
+def refresh_store_view(settings: Settings) -> bool:
+    """Point stg_judgments at the store's verified parts as they are now, in a copy of the
+    published file renamed over it (as publish_views does), so SQL sees a running study's
+    calls arrive. A judge stage calls it after each part it adds; False: nothing published
+    yet."""
+    dest = settings.duckdb_path
+    if not dest.is_file():
+        return False
+    tmp = dest.parent / f".tmp-{uuid.uuid4().hex}.duckdb"
+    try:
+        with _publishing(settings):
+            shutil.copyfile(dest, tmp)
+            with duckdb.connect(str(tmp)) as con:
+                con.execute(render_body(STORE_VIEW, settings))
+            os.replace(tmp, dest)
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
+
+
+READS_ONLY = (
+    "judgelab sql runs one query that reads (select, with, from, describe, summarize, show); "
+    "`judgelab export VIEW -o FILE` writes a view to a file"
+)
+
+
+def reader(settings: Settings) -> duckdb.DuckDBPyConnection:
+    """A connection to the warehouse file that can only read: the file opened read-only,
+    files readable only inside the warehouse and the judgment store (what the views read), no
+    extension loaded or installed, and the configuration locked so no query can undo it."""
     if not settings.duckdb_path.is_file():
         raise FileNotFoundError(f"{settings.duckdb_path} does not exist yet; run a study first")
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        return con.sql(sql, params=params or None).pl()
+    con = duckdb.connect(str(settings.duckdb_path), read_only=True)
+    try:
+        inside = [f"{d.resolve()}{os.sep}" for d in (settings.warehouse_dir, settings.store_dir)]
+        con.execute("set allowed_directories = ?", [inside])
+        con.execute("set enable_external_access = false")
+        con.execute("set lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def only_reads(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse anything but one SELECT statement (DuckDB's own parser decides): COPY and
+    EXPORT write files even inside the folders a reader may read, EXPLAIN ANALYZE runs what
+    it explains, and SET, ATTACH, INSTALL/LOAD, PRAGMA, CALL change the session."""
+    statements = con.extract_statements(sql)
+    if len(statements) != 1:
+        raise duckdb.PermissionException(f"{len(statements)} statements refused: {READS_ONLY}")
+    if statements[0].type != duckdb.StatementType.SELECT:
+        verb = " ".join(statements[0].query.split()[:1]).upper() or statements[0].type.name
+        raise duckdb.PermissionException(
+            f"{verb} refused: the warehouse is read-only; {READS_ONLY}"
+        )
+
+
+def query(settings: Settings, sql: str, params: list | None = None) -> pl.DataFrame:
+    """Run one read-only query against the warehouse file (`reader`, `only_reads`)."""
+    with reader(settings) as con:
+        only_reads(con, sql)
+        try:
+            return con.sql(sql, params=params or None).pl()
+        except duckdb.PermissionException as exc:  # a file outside the two folders
+            inside = f"{settings.warehouse_dir.resolve()} and {settings.store_dir.resolve()}"
+            raise duckdb.PermissionException(
+                f"{str(exc).splitlines()[0]} (queries read files only inside {inside})"
+            ) from None

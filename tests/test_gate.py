@@ -3,6 +3,7 @@ planted frames and a planted warehouse; JUnit output parses with the right count
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -206,6 +207,44 @@ def test_run_gate_reads_the_study_rows_of_a_view(tmp_path: Path, settings: Setti
         )
     with pytest.raises(gate.GateError, match=r'rule "tbl_rating_performance.bias .*where: .*jduge'):
         gate.run_gate(settings, "gate", [rule(where="jduge = 'a'", column="bias", op="<", value=1)])
+
+
+ESCAPES = [
+    "1=1) or (1=1",  # unbalanced: ORed the study filter away (3 rows graded, not 2)
+    'true) union all select * from "tbl_rating_performance" where (true',  # appended rows
+    "true) union all (select * from tbl_rating_performance",
+    "study in (select study from tbl_rating_performance)",  # a subquery: not the view's columns
+    "true limit 1",
+    "true order by 1",
+    "true; select 1",
+]
+
+
+def test_a_where_is_one_condition_that_cannot_leave_its_study(
+    tmp_path: Path, settings: Settings, capsys: pytest.CaptureFixture, monkeypatch
+) -> None:
+    """`where` is parsed by DuckDB and must be one condition; it is applied to the study's
+    rows in a subquery. Each escape is refused by name (exit 2), never graded."""
+    plant(settings)
+    for where in ESCAPES:
+        bad = rule(where=where, column="kripp_alpha", op=">=", value=0.0)
+        with pytest.raises(gate.GateError, match=r'rule "tbl_rating_performance.* where: '):
+            gate.run_gate(settings, "gate", [bad])
+    # a condition that names the other study still sees only this study's rows
+    (own,) = gate.run_gate(
+        settings, "gate", [rule(where="study = 'other' or true", column="bias", op="<", value=1)]
+    )
+    assert own.passed and own.n_rows == 2
+    monkeypatch.setenv("JUDGELAB_DATA_DIR", str(settings.data_dir))
+    (study := tmp_path / "gate.toml").write_text(STUDY)
+    for where in ESCAPES[:2]:
+        (rules := tmp_path / "rules.toml").write_text(
+            RULES.replace("where = \"kind = 'judge'\"", f"where = {json.dumps(where)}")
+        )
+        assert main(["check", str(study), "--rules", str(rules)]) == 2
+        captured = capsys.readouterr()
+        (line,) = captured.err.splitlines()
+        assert line.startswith('judgelab: rule "alpha": where: ') and not captured.out
 
 
 def test_check_exits_0_1_2_and_writes_junit(

@@ -7,7 +7,8 @@ loss can drop the last commits) or ~220 µs (`full`: fsync each); bench/bench_jo
 measures both and fsync'd JSON lines. Readers never see the journal: `store.compact_journal`
 moves its rows into Parquet parts named by the journal's sequence range, then deletes them,
 so a crash between the two steps is undone by the next compaction, not copied twice.
-The same file holds the key claims (claims.py).
+The same file holds the key claims (claims.py) and the checksum of every Parquet part
+(parts.py).
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ create table if not exists claims (
     expires real not null
 );
 create index if not exists claims_owner on claims (owner);
+create table if not exists parts (
+    name text primary key,
+    sha256 text not null,
+    bytes integer not null
+);
+create table if not exists store_meta (
+    key text primary key,
+    value text not null
+);
 """
 
 

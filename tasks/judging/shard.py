@@ -26,6 +26,7 @@ from pathlib import Path
 
 import polars as pl
 
+from judgelab import lifecycle
 from judgelab.study import Judge
 from tasks.judging import claims, journal, providers, store
 from tasks.judging.engine import Call, Engine
@@ -37,10 +38,15 @@ log = logging.getLogger("judgelab.progress")  # printed by the CLI, like progres
 
 class Compactor:
     """Moves the journal into Parquet parts in a background thread every `every` rows, so
-    readers of the store (SQL views) see a running study advance; and once more at the end."""
+    readers of the store (SQL views) see a running study advance; and once more at the end.
+    `on_part` runs after each part it adds (the judge stage: warehouse.refresh_store_view,
+    since the stg_judgments view lists the parts it reads)."""
 
-    def __init__(self, store_dir: Path, every: int) -> None:
+    def __init__(
+        self, store_dir: Path, every: int, on_part: Callable[[], object] | None = None
+    ) -> None:
         self.store_dir, self.every, self.rows = store_dir, max(1, every), 0
+        self.on_part = on_part
         self.thread: threading.Thread | None = None
 
     def tick(self) -> None:
@@ -48,15 +54,20 @@ class Compactor:
         busy = self.thread is not None and self.thread.is_alive()
         if self.rows >= self.every and not busy:
             self.rows = 0
-            self.thread = threading.Thread(
-                target=store.compact_journal, args=(self.store_dir, False), daemon=True
-            )
+            self.thread = threading.Thread(target=self._compact, args=(False,), daemon=True)
             self.thread.start()
+
+    def _compact(self, wait: bool) -> None:
+        if store.compact_journal(self.store_dir, wait) and self.on_part is not None:
+            try:
+                self.on_part()
+            except Exception as exc:  # the views catch up at the stage's publish
+                log.warning("the views do not list the new store part yet: %s", exc)
 
     def close(self) -> None:
         if self.thread is not None:
             self.thread.join()
-        store.compact_journal(self.store_dir)
+        self._compact(True)
 
 
 async def _claim_and_run(
@@ -125,6 +136,7 @@ def run_lanes(
     interval: float = 30.0,
     sync: journal.Sync = "normal",
     poll_s: float = 1.0,
+    on_part: Callable[[], object] | None = None,
 ) -> list[tuple[dict[str, int], dict | None]]:
     """Run every lane's judge at once in one event loop, each with its own engine (limiter,
     rpm/tpm buckets, halt) and claims; → per lane, counts by status and its halt record.
@@ -135,7 +147,7 @@ def run_lanes(
     engines = [Engine(lane.judge, run_id) for lane in lanes]
     progress = [Progress(lane.label, len(lane.rows), interval) for lane in lanes]
     book = journal.Journal(store_dir, sync)
-    compactor = Compactor(store_dir, part_rows)
+    compactor = Compactor(store_dir, part_rows, on_part)
 
     async def record(row: dict) -> None:
         await book.append(row)  # committed before this worker takes its next call
@@ -149,12 +161,15 @@ def run_lanes(
             ThreadPoolExecutor(max_workers=ceiling + 4, thread_name_prefix="judge")
         )
         runs = zip(engines, lanes, leases, progress, strict=True)
-        return await asyncio.gather(
-            *(
-                _claim_and_run(e, _calls(lane.rows), lease, store_dir, record, p, poll_s)
-                for e, lane, lease, p in runs
+        try:
+            return await asyncio.gather(
+                *(
+                    _claim_and_run(e, _calls(lane.rows), lease, store_dir, record, p, poll_s)
+                    for e, lane, lease, p in runs
+                )
             )
-        )
+        finally:  # litellm keeps this loop's HTTP clients (and their sockets) otherwise
+            await providers.close_loop_clients()
 
     try:
         with ExitStack() as stack:
@@ -180,9 +195,12 @@ def _run_slice(
     label: str = "",
     interval: float = 30.0,
     poll_s: float = 1.0,
+    on_part: Callable[[], object] | None = None,
 ) -> tuple[dict[str, int], dict | None]:
     lane = Lane(judge, rows, label or judge.name)
-    return run_lanes([lane], store_dir, part_rows, run_id, interval, poll_s=poll_s)[0]
+    return run_lanes(
+        [lane], store_dir, part_rows, run_id, interval, poll_s=poll_s, on_part=on_part
+    )[0]
 
 
 def plan_rows(todo: pl.DataFrame) -> list[dict]:
@@ -198,26 +216,34 @@ def run_shard(
     run_id: str,
     label: str = "",
     interval: float = 30.0,
+    on_part: Callable[[], object] | None = None,
 ) -> tuple[Counter, list[dict]]:
     """Make the calls in `todo` (plan rows); returns counts by final status and the halt
     records of engines that stopped on a non-retryable error. Progress lines are labelled
-    `label`."""
+    `label`; `on_part` runs after each store part written (Compactor)."""
     rows = plan_rows(todo)
     # llama.cpp in-process is one model instance: local judges always use one process.
     n = 1 if judge.model.startswith("local/") else min(judge.processes, len(rows))
     if n <= 1:
-        counts, halt = _run_slice(judge, rows, store_dir, part_rows, run_id, label, interval)
+        counts, halt = _run_slice(
+            judge, rows, store_dir, part_rows, run_id, label, interval, on_part=on_part
+        )
         return Counter(counts), [halt] if halt else []
     part = judge.model_copy(update={"concurrency": math.ceil(judge.concurrency / n)})
     counts: Counter = Counter()
     halts: list[dict] = []
-    with ProcessPoolExecutor(n, mp_context=mp.get_context("spawn")) as pool:
+    ctx = mp.get_context("spawn")
+    with (
+        lifecycle.gate().share(ctx) as gate,  # a stop signal here stops them too
+        ProcessPoolExecutor(n, ctx, initializer=lifecycle.join_gate, initargs=gate) as pool,
+    ):
         futures = [
             pool.submit(
                 _run_slice,
                 *(part, rows[i::n], store_dir, part_rows, run_id),
                 f"{label or judge.name} · process {i + 1}/{n}",
                 interval,
+                on_part=on_part,
             )
             for i in range(n)
         ]

@@ -15,14 +15,16 @@ import polars as pl
 
 from schemas.judgments import Judgments
 from schemas.validate import validate
-from tasks.judging import journal
+from tasks.judging import journal, parts
 from tasks.judging.parse import ERROR
 
-SCHEMA = {name: col.dtype.type for name, col in Judgments.to_schema().columns.items()}
+SCHEMA = parts.SCHEMA
 
 
 def part_files(store_dir: Path) -> list[Path]:
-    return sorted(store_dir.glob("part-*.parquet"))
+    """The parts readers use: those whose checksum and schema check out (parts.py); any
+    other `part-*.parquet` is named in a warning and skipped."""
+    return parts.verified(store_dir)
 
 
 def read_store(store_dir: Path, columns: list[str] | None = None) -> pl.DataFrame:
@@ -70,7 +72,8 @@ def ensure_store(store_dir: Path) -> None:
 
 
 def write_part(store_dir: Path, frame: pl.DataFrame, prefix: str | None = None) -> Path:
-    """Validate and write one part atomically: a crash leaves nothing or the whole part."""
+    """Validate and write one part atomically: a crash leaves nothing or the whole part. Its
+    checksum is recorded before the rename, so readers never see it unrecorded."""
     frame = validate(frame.select(list(SCHEMA)), Judgments)
     store_dir.mkdir(parents=True, exist_ok=True)
     prefix = prefix or f"part-{datetime.now(UTC):%Y%m%dT%H%M%S%f}"
@@ -79,6 +82,7 @@ def write_part(store_dir: Path, frame: pl.DataFrame, prefix: str | None = None) 
     frame.write_parquet(tmp)
     with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())
+    parts.record(store_dir, tmp, name)
     os.replace(tmp, store_dir / name)
     return store_dir / name
 
@@ -136,4 +140,5 @@ def compact(store_dir: Path) -> Path:
         new = write_part(store_dir, latest(read_store(store_dir)))
         for f in old:
             f.unlink()
+        parts.forget(store_dir, [f.name for f in old])  # after: a listed part has its record
     return new
