@@ -17,7 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 T = TypeVar("T")
 TREE_VAR = "JUDGELAB_PROCESS_TREE"  # every process a judgelab command starts inherits it
@@ -206,6 +206,122 @@ def prefect_api() -> Iterator[Callable[[], str | None]]:
         _stop(proc)
 
 
+# --- judge requests: a stop closes the gate ------------------------------------------------
+
+GRACE_S = 2.0  # after a signal, calls in flight have this long to finish and be journaled
+
+
+class GateClosed(Exception):
+    """The gate closed while a call was between requests: the call is abandoned, not stored."""
+
+
+class Gate:
+    """This process's judge calls. `until_stopped` closes it on SIGTERM / SIGINT, and from then
+    on no call and no request starts (the engine asks before each). It counts the calls in
+    flight (a request sent, the call not yet journaled), those abandoned because it closed,
+    those that finished after it closed, and requests sent, for the stop line.
+
+    Engine processes of a shard (`processes > 1`) get a gate of their own through `share` /
+    `join_gate`, backed by shared memory: closing the parent's gate closes theirs at once,
+    and their calls count in the parent's figures."""
+
+    IN_FLIGHT, ABANDONED, FINISHED, SENT = range(4)
+
+    def __init__(self, closed: Any = None, counts: Any = None) -> None:
+        self._closed = closed if closed is not None else threading.Event()
+        if counts is None:
+            self._counts, self._lock = [0, 0, 0, 0], threading.Lock()
+        else:  # a multiprocessing Array: its memory, read without the lock by figures()
+            self._counts, self._lock = counts.get_obj(), counts.get_lock()
+        self._flag = False  # set by a signal handler (never takes a lock: see join_gate)
+        self._shares: list[Gate] = []
+        self.sent_at_close = 0
+
+    def closed(self) -> bool:
+        return self._flag or self._closed.is_set()
+
+    def close(self) -> None:
+        self._closed.set()
+        for share in list(self._shares):
+            share.close()
+        self.sent_at_close = self.figures()[self.SENT]
+
+    def _add(self, field: int, n: int) -> None:
+        with self._lock:
+            self._counts[field] += n
+
+    def send(self, first: bool) -> bool:
+        """A request may go out (counted) unless the gate is closed; a call's `first` request
+        puts the call in flight."""
+        if self.closed():
+            return False
+        self._add(self.SENT, 1)
+        if first:
+            self._add(self.IN_FLIGHT, 1)
+        return True
+
+    def end_call(self, abandoned: bool) -> None:
+        """A call in flight was recorded, or `abandoned` (the gate closed before its end)."""
+        self._add(self.IN_FLIGHT, -1)
+        if abandoned:
+            self._add(self.ABANDONED, 1)
+        elif self.closed():
+            self._add(self.FINISHED, 1)
+
+    def figures(self) -> tuple[int, int, int, int]:
+        """(in flight, abandoned, finished after the close, sent), this process's and its
+        shares' (engine processes).
+        Read without the lock: an engine process killed while holding it cannot block us."""
+        own = tuple(self._counts[:])
+        parts = [own, *(share.figures() for share in list(self._shares))]
+        return tuple(sum(p[i] for p in parts) for i in range(4))  # type: ignore[return-value]
+
+    def settle(self, deadline: float) -> None:
+        """Wait until no call is in flight or time.monotonic() passes `deadline`."""
+        while self.figures()[self.IN_FLIGHT] > 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    @contextlib.contextmanager
+    def share(self, ctx: Any) -> Iterator[tuple[Any, Any]]:
+        """A gate for engine processes started from `ctx` (a multiprocessing context): yields
+        the initargs of `join_gate` (pass `initializer=join_gate`)."""
+        closed, counts = ctx.Event(), ctx.Array("q", 4)
+        child = Gate(closed, counts)
+        self._shares.append(child)
+        if self.closed():
+            closed.set()
+        try:
+            yield closed, counts
+        finally:
+            self._shares.remove(child)
+
+
+_gate = Gate()
+
+
+def gate() -> Gate:
+    """This process's gate (an engine process's: the one its parent shared)."""
+    return _gate
+
+
+def join_gate(closed: Any, counts: Any) -> None:
+    """Initializer of an engine process: use the parent's shared gate, and let a signal close
+    it instead of raising KeyboardInterrupt into the event loop (a terminal's Ctrl-C reaches
+    every process of the group). The handler only sets a flag: taking the shared lock inside
+    a handler could deadlock on the same lock held by the interrupted code. A second signal
+    (the watchdog's SIGTERM once the parent is gone) exits at once."""
+    global _gate
+    _gate = Gate(closed, counts)
+
+    def handler(signum: int, frame: object) -> None:
+        if _gate.closed():
+            os._exit(128 + signum)
+        _gate._flag = True
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handler)
+
+
 # --- stopping on SIGTERM / SIGINT ----------------------------------------------------------
 
 
@@ -246,14 +362,23 @@ def _deadline(code: int) -> None:
     timer.start()
 
 
+def stop_line(stopped: Gate) -> str:
+    """What a stop left behind: calls abandoned in flight, requests sent after the close."""
+    in_flight, abandoned, finished, sent = stopped.figures()
+    kept = f" ({finished} finished in the grace period and are stored)" if finished else ""
+    new = sent - stopped.sent_at_close
+    return f"stopped: {in_flight + abandoned} calls in flight abandoned, {new} new sent{kept}"
+
+
 def until_stopped(work: Callable[[], T], stop: Callable[[str], None]) -> T:
     """`work()` in a worker thread (with this thread's context: Prefect's run, tags, settings)
     while this thread only waits for it. A signal then always interrupts that wait: raised
     inside the judge stage's event loop it could land in one asyncio task and be swallowed
     there, which is how a run used to ignore SIGTERM. On SIGTERM (Prefect raises
     TerminationSignal) or SIGINT: say so, `stop(signal name)` (record the runs Cancelled),
-    and exit 128 + the signal at once; calls in flight are dropped, and the next run makes
-    them (every finished call is already in the journal)."""
+    and exit 128 + the signal. The gate closes first, so no judge request starts after the
+    signal; calls in flight get until GRACE_S after it to finish (they are journaled), the
+    rest are dropped and the next run makes them. One line then says how many."""
     from prefect.exceptions import TerminationSignal
 
     outcome: dict[str, object] = {}
@@ -273,17 +398,22 @@ def until_stopped(work: Callable[[], T], stop: Callable[[str], None]) -> T:
         while not done.wait(1.0):
             pass
     except (TerminationSignal, KeyboardInterrupt) as exc:
+        _gate.close()  # first: from here on no judge call and no request starts
+        signalled = time.monotonic()
         signum = exc.signal if isinstance(exc, TerminationSignal) else signal.SIGINT
         signum = getattr(exc, "signum", signum)
         _deadline(128 + signum)
         say(
             f"{signal.Signals(signum).name}: stopping: no new calls; waiting for Prefect to "
-            "record the run Cancelled (calls in flight are dropped: the next run makes them)"
+            f"record the run Cancelled (calls in flight get {GRACE_S:g} s to finish; the next "
+            "run makes those that do not)"
         )
         try:
             stop(signal.Signals(signum).name)
         except Exception as err:  # the run stays Running; the next run marks it Crashed
             say(f"could not record the run Cancelled: {err}")
+        _gate.settle(signalled + GRACE_S)
+        say(stop_line(_gate))
         exit_now(128 + signum)
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]

@@ -8,7 +8,8 @@ A non-retryable provider error (401, 403, 404, invalid 400) stops the judge afte
 `halt_after` identical ones in a row; its untried calls are not stored (see failures.py).
 Until a request ends otherwise, calls go one at a time, so a bad key costs `halt_after` requests.
 Each finished call is handed to `record` (the journal) before its worker takes the next call,
-so a crash loses only the calls in flight.
+so a crash loses only the calls in flight. After SIGTERM / SIGINT the process's gate
+(lifecycle.Gate) is closed: no call and no request starts, and the workers wait for the exit.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NoReturn
 
 import litellm
 
+from judgelab import lifecycle
 from judgelab.study import Judge
 from tasks.judging.failures import fatal_status
 from tasks.judging.keys import endpoint
@@ -149,6 +152,14 @@ def _redact(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret else text
 
 
+async def _parked() -> NoReturn:
+    """Where a worker waits after a stop signal closed the gate: the process exits once its
+    runs are recorded Cancelled (lifecycle.until_stopped). Returning instead would let the
+    flow go on to its next shard or stage with part of the calls made."""
+    await asyncio.Event().wait()
+    raise AssertionError("unreachable")
+
+
 class Engine:
     """Runs one judge's calls with shared flow control (one instance per process and judge)."""
 
@@ -158,8 +169,11 @@ class Engine:
         run_id: str,
         rng: random.Random | None = None,
         halt_after: int = 3,
+        gate: lifecycle.Gate | None = None,
     ) -> None:
         self.judge = judge
+        self.gate = gate or lifecycle.gate()  # closed by a stop signal: nothing new starts
+        self.calls_out: set[asyncio.Task] = set()  # workers whose call has sent a request
         self.run_id = run_id
         self.key = api_key(judge)
         self.endpoint = endpoint(judge)  # stored with every row
@@ -207,6 +221,10 @@ class Engine:
             await self.tpm.take(chars / 4 + params["max_tokens"])
         await self.limiter.acquire()
         try:
+            worker = asyncio.current_task()  # a worker makes one call at a time
+            if not self.gate.send(first=worker not in self.calls_out):  # last: waits are long
+                raise lifecycle.GateClosed
+            self.calls_out.add(worker)
             return await litellm.acompletion(
                 **request_kwargs(self.judge, messages, params, self.key)
             )
@@ -224,6 +242,8 @@ class Engine:
                 self.limiter.on_success()
                 self.open, self.streak = True, None
                 return resp, None, attempt
+            except lifecycle.GateClosed:
+                raise
             except RETRYABLE as exc:
                 self.open = True
                 error = _redact(f"{type(exc).__name__}: {exc}", self.key)[:1000]
@@ -307,14 +327,28 @@ class Engine:
             return await self.judge_one(call)
 
         async def worker() -> None:
+            me = asyncio.current_task()
             for call in pending:  # a shared iterator: each call is taken by one worker
-                row = None if self.halt is not None else await one(call)
+                if self.gate.closed():
+                    await _parked()
+                abandoned, row = False, None
+                try:
+                    row = None if self.halt is not None else await one(call)
+                    if row is not None:
+                        durable = record(row)
+                        if inspect.isawaitable(durable):
+                            await durable
+                except lifecycle.GateClosed:  # a stop before this call's next request
+                    abandoned = True
+                finally:
+                    if me in self.calls_out:  # it was in flight
+                        self.calls_out.discard(me)
+                        self.gate.end_call(abandoned)
+                if abandoned:
+                    await _parked()
                 if row is None:  # stopped: the call is not sent and not stored
                     skipped.append(call.key)
                     continue
-                durable = record(row)
-                if inspect.isawaitable(durable):
-                    await durable
                 counts[row["status"]] += 1
                 if on_done is not None:
                     on_done(row["status"])
@@ -323,6 +357,8 @@ class Engine:
         # and workers sleeping in backoff do not hold a slot. (shard.run_lanes sizes the
         # loop's thread pool, through which litellm hops on every call.)
         n_workers = min(len(calls), self.judge.concurrency * 2) or 1
+        if self.gate.closed():
+            await _parked()
         try:
             await asyncio.gather(*(worker() for _ in range(n_workers)))
         finally:

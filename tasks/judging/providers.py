@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import inspect
 import os
 import threading
 import time
@@ -176,6 +177,34 @@ def register() -> None:
         litellm.custom_provider_map.append({"provider": "fake", "custom_handler": FakeJudge()})
     litellm.utils.custom_llm_setup()
     _registered = True
+
+
+async def close_loop_clients() -> int:
+    """Close and forget the HTTP clients litellm keeps for the running event loop; → how many.
+
+    litellm caches one client per provider set-up *and event loop*
+    (`litellm.in_memory_llm_clients_cache`, keys ending in `-<id(loop)>`, kept ten minutes),
+    each with its pool of keep-alive sockets. Every shard runs its own loop, so every shard
+    left about `concurrency` sockets open: a 20,000-call run in shards of 100 died of "Too many
+    open files". A shard's loop calls this as it ends, when none of its requests is in flight.
+    A client wrapping the caller's `litellm.aclient_session` is forgotten but not closed."""
+    cache = litellm.in_memory_llm_clients_cache
+    suffix = f"-{id(asyncio.get_running_loop())}"
+    closed = 0
+    for key in [k for k in list(cache.cache_dict) if str(k).endswith(suffix)]:
+        client = cache.cache_dict.get(key)
+        cache.delete_cache(key)  # a loop with this id later builds its own client
+        wrapped = getattr(client, "_client", None)
+        if wrapped is not None and wrapped is litellm.aclient_session:
+            continue
+        close = getattr(client, "aclose", None) or getattr(client, "close", None)
+        if close is None:
+            continue
+        done = close()
+        if inspect.isawaitable(done):
+            await done
+        closed += 1
+    return closed
 
 
 def warm_up(model: str) -> float:

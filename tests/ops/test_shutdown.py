@@ -60,6 +60,18 @@ def requests(log: Path) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
+def quiet_moment(log: Path, at_least: int, quiet: float, timeout: float) -> None:
+    """Wait until the mock has received `at_least` requests and then none for `quiet` s: the
+    requests sent are all in flight (the mock answers after its latency), none on its way."""
+    deadline = time.monotonic() + timeout
+    seen, since = requests(log), time.monotonic()
+    while seen < at_least or time.monotonic() - since < quiet:
+        assert time.monotonic() < deadline, f"no quiet moment in {timeout:.0f} s"
+        time.sleep(0.01)
+        if (n := requests(log)) != seen:
+            seen, since = n, time.monotonic()
+
+
 def tree_token(pid: int) -> str:
     """The process-tree token of `pid` (lifecycle.guard_tree), from its watchdog's command
     line: its own /proc environ shows the environment it started with, not the token."""
@@ -92,12 +104,12 @@ def alive(pid: int) -> bool:
 
 
 def study_runs(api: Api, study: str) -> list[dict]:
-    """The study's suite run (tagged by judgelab) and its subflow runs."""
+    """The study's suite runs and their subflow runs (judgelab tags both), each once."""
     tag = owners.STUDY + study
-    suites = api.post("/flow_runs/filter", {"flow_runs": {"tags": {"all_": [tag]}}})
-    ids = [r["id"] for r in suites]
+    tagged = api.post("/flow_runs/filter", {"flow_runs": {"tags": {"all_": [tag]}}})
+    ids = [r["id"] for r in tagged]
     subflows = api.post("/flow_runs/filter", {"flow_runs": {"parent_flow_run_id": {"any_": ids}}})
-    return suites + subflows
+    return list({r["id"]: r for r in tagged + subflows}.values())
 
 
 def open_task_runs(api: Api, runs: list[dict]) -> list[dict]:
@@ -206,31 +218,38 @@ def test_kill_9_takes_the_temporary_server_along_and_the_next_run_marks_it_crash
 def _stop_mid_judging(
     tmp_path: Path, prefect_api: str, sig: signal.Signals, processes: int = 1
 ) -> None:
-    """`processes` > 1: the judge's calls run in ProcessPool workers, which must stop too."""
+    """`processes` > 1: the judge's calls run in ProcessPool workers, which must stop too.
+    The signal comes while every request sent is in flight (the mock answers in 0.5 s): the
+    mock receives none after it, and the run says what it left behind."""
     log = tmp_path / "requests.jsonl"
     study_name = f"stop-{sig.name.lower()}-{uuid.uuid4().hex[:8]}"
-    with mock_provider.running(log, latency=0.3) as url:
+    with mock_provider.running(log, latency=0.5) as url:
         study = write_study(tmp_path / "s.toml", url, ["mock-a"], name=study_name, sample_size=60)
         text = study.read_text().replace(
             "concurrency = 4", f"concurrency = 4\nprocesses = {processes}"
         )
         study.write_text(text)
         run = start_run(tmp_path, study, PREFECT_API_URL=prefect_api)
-        wait_for(lambda: requests(log) >= 8, 180, "judge calls")  # mid-judging: 240 planned
+        quiet_moment(log, 8, quiet=0.15, timeout=180)  # mid-judging: 240 planned
         token = tree_token(run.pid)
         assert token
-        sent = time.monotonic()
+        sent, signalled = time.monotonic(), time.time()
         os.kill(run.pid, sig)
         err = run.communicate(timeout=30)[1]  # returns once every holder of its stderr exited
         took = time.monotonic() - sent
         made = requests(log)
         time.sleep(1)
         assert requests(log) == made  # nothing of it calls on
+        late = [r for r in mock_provider.read_log(log) if r["t"] > signalled]
     print(f"{sig.name}: exit {run.returncode} after {took:.2f} s")
+    assert late == [], f"{len(late)} requests after the signal"
     assert took < 10 and run.returncode == 128 + sig, (took, run.returncode, err)
     lines = err.splitlines()
     assert any(x.startswith(f"judgelab: {sig.name}: {STOP_LINE}") for x in lines), err
     (recorded,) = [x for x in lines if x.startswith("judgelab: recorded Cancelled: ")]
+    (stopped,) = [x for x in lines if x.startswith("judgelab: stopped: ")]
+    print(stopped)
+    assert " calls in flight abandoned, 0 new sent" in stopped, stopped
     assert "Traceback" not in err
     assert not lifecycle.tree(token)  # no process of the run is left
     api = Api(prefect_api)
