@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from tasks.judging.grammar import grammar_text, score_grammar
-from tasks.judging.scales import load_scales
+from tasks.judging.grammar import grammar_text, opening_and_grammar
+from tasks.judging.parse import parse_score
+from tasks.judging.scales import Scale, load_scales
 
 SCALES = load_scales()
 
@@ -58,9 +59,105 @@ def test_grammar_enumerates_exactly_the_grid() -> None:
     assert '"4"' not in text and '"-4"' not in text
 
 
-@pytest.mark.parametrize("name", [n for n, s in SCALES.items() if s.structured])
-def test_grammar_compiles_in_llama_cpp(name: str) -> None:
-    assert score_grammar(SCALES[name].json_schema()) is not None
+@pytest.fixture(scope="module")
+def vocab(embedded_judge: str):
+    """The embedded model's vocabulary alone (no weights, ~0.2 s): what llama.cpp compiles a
+    grammar against, after the model's self-test (embedded_judge)."""
+    from llama_cpp import Llama
+
+    from tasks.judging.local_models import model_path
+
+    name = embedded_judge.removeprefix("local/")
+    llm = Llama(model_path=str(model_path(name)), vocab_only=True, verbose=False)
+    yield llm
+    llm.close()
+
+
+def admits(llm, grammar, text: str) -> bool:
+    """Whether llama.cpp's grammar sampler lets the model write `text` and then stop: every
+    token of the text, then end-of-text, keeps a finite logit after the tokens before it."""
+    import ctypes
+
+    import llama_cpp as lc
+
+    # the compiled grammar's text and root, as llama-cpp-python hands them to its sampler
+    sampler = lc.llama_sampler_init_grammar(
+        llm._model.vocab, grammar._grammar.encode(), grammar._root.encode()
+    )
+    assert sampler, "llama.cpp could not parse the grammar"
+    try:
+        for token in [*llm.tokenize(text.encode(), add_bos=False), llm.token_eos()]:
+            candidate = (lc.llama_token_data * 1)(lc.llama_token_data(token, 0.0, 0.0))
+            lc.llama_sampler_apply(
+                sampler, ctypes.byref(lc.llama_token_data_array(candidate, 1, -1, False))
+            )
+            if candidate[0].logit == float("-inf"):
+                return False
+            if token != llm.token_eos():
+                lc.llama_sampler_accept(sampler, token)
+        return True
+    finally:
+        lc.llama_sampler_free(sampler)
+
+
+def off_grid(scale: Scale) -> list[str]:
+    """Answers just off the grid: a step beyond each end, and halfway between two values."""
+    if scale.categories:
+        return ['"MAYBE"', json.dumps(scale.categories[0].lower()), '""']
+    half = Scale("half", "", scale.min, scale.max, scale.step / 10)
+    return [
+        scale.fmt(scale.max + scale.step),
+        scale.fmt(scale.min - scale.step),
+        half.fmt(scale.min + scale.step / 2),
+    ]
+
+
+@pytest.mark.parametrize("name", [n for n, s in SCALES.items() if s.structured and not s.criteria])
+def test_llama_cpp_grammar_admits_the_grid_and_nothing_off_it(name: str, vocab) -> None:
+    """What the embedded judge decodes under (the answer's opening is in the prompt, the
+    grammar covers the rest): every grid value, which parses back to its own value, and
+    nothing off the grid."""
+    scale = SCALES[name]
+    opening, grammar = opening_and_grammar(scale.json_schema())
+    assert opening == f'{{"{scale.field}": '
+    for value in scale.grid():
+        assert admits(vocab, grammar, f"{value}}}"), value
+    assert [parse_score(f"{opening}{v}}}", scale) for v in scale.grid()] == [
+        ("ok", pytest.approx(scale.min + k * scale.step)) for k in range(len(scale.grid()))
+    ]
+    for value in off_grid(scale):
+        assert not admits(vocab, grammar, f"{value}}}"), value
+    assert not admits(vocab, grammar, scale.grid()[0])  # the closing brace is required
+
+
+@pytest.mark.parametrize("name", [n for n, s in SCALES.items() if s.criteria])
+def test_llama_cpp_rubric_grammar_admits_whole_answers_on_the_grid(name: str, vocab) -> None:
+    scale = SCALES[name]
+    opening, grammar = opening_and_grammar(scale.json_schema())
+    crit = {c: {"score": 3, "justification": "ok"} for c in scale.criteria}
+    first = scale.criteria[0]
+
+    def rest(change: dict) -> str:
+        """A whole answer with `change`, less the opening the prompt already holds."""
+        good = {"criteria": crit, "overall": 7, "strengths": "s", "weaknesses": "w"}
+        text = json.dumps(good | change)
+        assert text.startswith(opening)
+        return text.removeprefix(opening)
+
+    for value in scale.grid():
+        assert admits(vocab, grammar, rest({"overall": int(value)})), value
+    assert [parse_score(opening + rest({"overall": int(v)}), scale) for v in scale.grid()] == [
+        ("ok", float(v)) for v in range(int(scale.min), int(scale.max) + 1)
+    ]
+    for change in (
+        {"overall": int(scale.max) + 1},
+        {"overall": int(scale.min) - 1},
+        {"criteria": crit | {first: {"score": scale.criterion_max + 1, "justification": "x"}}},
+        {"criteria": crit | {first: {"score": 0, "justification": "x"}}},
+        {"criteria": crit | {first: {"score": 2, "justification": "x" * 61}}},  # rambling
+        {"criteria": {c: v for c, v in crit.items() if c != scale.criteria[-1]}},
+    ):
+        assert not admits(vocab, grammar, rest(change)), change
 
 
 def test_fake_judge_answers_verdict_scales() -> None:
@@ -89,7 +186,6 @@ def test_rubric_and_text_answers() -> None:
     assert parse_score(json.dumps(good | {"criteria": bad_crit}), r) == ("out_of_range", None)
     missing = {k: v for k, v in crit.items() if k != "support"}
     assert parse_score(json.dumps(good | {"criteria": missing}), r) == ("unparseable", None)
-    assert score_grammar(r.json_schema()) is not None  # compiles in llama.cpp
     text = SCALES["rewrite"]
     assert parse_score("Three words here", text) == ("ok", 3.0)
     assert parse_score("   ", text) == ("unparseable", None)
