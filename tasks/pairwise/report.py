@@ -43,8 +43,8 @@ PANELS: list[Panel] = [
         "tbl_pairwise_position",
         "Position bias and position consistency per design",
         "Left: how far the answer shown first wins more than half of the decisive verdicts, "
-        "with a 95% interval over pairs; a filled point is flagged by the sign test over pairs "
-        "(Holm-adjusted over the study's designs). Right: the share of pairs whose winner "
+        "with a 95% interval over pairs, a filled point flagged by the sign test over pairs "
+        "(Holm-adjusted over the study's designs); right: the share of pairs whose winner "
         "survives swapping the two answers (MT-Bench's swap).",
         figures.position_bias,
         "no design has a decisive verdict",

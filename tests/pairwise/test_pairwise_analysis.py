@@ -80,17 +80,17 @@ def test_position_table_by_hand() -> None:
     assert not row["flagged"]
 
 
-def test_sign_test_flags_a_first_position_judge_and_holm_counts_designs() -> None:
-    def design(level: str, position: object) -> pl.DataFrame:
-        rows = []
-        for i in range(10):
-            for f in "ab":
-                pos = position(i, f)
-                rows.append(
-                    (f"q{i}", f, "ok", pos, "a" if (pos == "A") == (f == "a") else "b", None)
-                )
-        return calls(rows, ("s", "j", "m", level, "n/a"))
+def design(level: str, position: object, n: int = 10, study: str = "s") -> pl.DataFrame:
+    """n pairs judged in both orders; `position(i, shown_first)` is the answer's position."""
+    rows = []
+    for i in range(n):
+        for f in "ab":
+            pos = position(i, f)
+            rows.append((f"q{i}", f, "ok", pos, "a" if (pos == "A") == (f == "a") else "b", None))
+    return calls(rows, (study, "j", "m", level, "n/a"))
 
+
+def test_sign_test_flags_a_first_position_judge_and_holm_counts_designs() -> None:
     frame = pl.concat(
         [
             design("lean", lambda i, f: "A"),  # the first position always wins
@@ -109,6 +109,26 @@ def test_sign_test_flags_a_first_position_judge_and_holm_counts_designs() -> Non
     assert (balanced["n_first_both"], balanced["n_second_both"]) == (5, 5)
     assert steady["p_value"] is None and steady["flagged"] is None  # no pair leans: no test
     assert (steady["position_bias"], steady["consistency"]) == (0.0, 1.0)
+
+
+def test_flagged_is_the_holm_adjusted_p_not_the_raw_one() -> None:
+    """6 of 6 pairs lean first: raw p = 2 · 0.5⁶ ≈ 0.031 < 0.05. With a second design in the
+    study (two tests) Holm's p is 0.0625 ≥ 0.05, so it is not flagged; the family is the
+    study, so the same design beside another study's design is flagged."""
+    lean = design("lean", lambda i, f: "A", n=6)
+    balanced = design("balanced", lambda i, f: "A" if i < 3 else "B", n=6)
+    rows = {
+        r["prompt_level"]: r
+        for r in position_table(pl.concat([lean, balanced]), n_boot=0).rows(named=True)
+    }
+    assert rows["lean"]["p_value"] == pytest.approx(2 * 0.5**6) and rows["lean"]["p_value"] < 0.05
+    assert rows["lean"]["p_holm"] == pytest.approx(2 * 2 * 0.5**6)
+    assert rows["lean"]["flagged"] is False
+    assert (rows["balanced"]["p_holm"], rows["balanced"]["flagged"]) == (1.0, False)
+    other_study = design("balanced", lambda i, f: "A" if i < 3 else "B", n=6, study="t")
+    alone = position_table(pl.concat([lean, other_study]), n_boot=0).filter(pl.col("study") == "s")
+    assert alone["p_holm"].to_list() == alone["p_value"].to_list()
+    assert alone["flagged"].to_list() == [True]
 
 
 def test_interval_is_over_pairs_and_does_not_depend_on_other_designs() -> None:

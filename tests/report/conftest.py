@@ -14,11 +14,16 @@ the tests read; about 60 s on a quiet machine):
   report-tone      UKPConvArg1, 12 texts, the `fake/echo` rewriter (its versions fail the
                    checks) and the lexical one, a tone-bonus and a noisy evaluator × 2 prompt
                    variants, 2 repeats; left out when the offline embedding model is missing
+  report-pairwise  a pairs file of 8 pairs with the human's choice, each judged in both orders
+                   × 2 prompt levels by a `fake/planted` judge whose first position always wins
+                   (bias +50 pp, consistency 0, every pair leans first: sign test p = 2 · 0.5⁸,
+                   flagged after Holm over the study's 4 designs) and a `fake/hash` one
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -136,6 +141,34 @@ model = "fake/planted"
 concurrency = 32
 extra = { noise = 1.5 }
 """
+PAIRWISE = """
+[study]
+name = "report-pairwise"
+type = "pairwise"
+task = "pairwise"
+benchmark = "file"
+sample_size = 0
+seed = 13
+prompt_levels = ["base", "long_icl"]
+scales = ["winner"]
+
+[study.pairs]
+path = "pairs.csv"
+id_column = "id"
+preference_column = "human"
+
+[[judges]]
+name = "first"
+model = "fake/planted"
+concurrency = 32
+extra = { first_bias = 0.5 }  # with probability 2 × 0.5: answer A, whatever it shows
+
+[[judges]]
+name = "hash"
+model = "fake/hash"
+concurrency = 32
+"""
+N_PAIRS = 8
 TONE_SKIPPED = local_backend_missing()
 
 
@@ -169,6 +202,15 @@ def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
         (root / "tone.toml").write_text(TONE)
         files.append("tone.toml")
         types["report-tone"] = "tone"
+    pairs = [
+        {"id": i, "question": f"Question {i}?", "answer_a": f"One {i}.", "answer_b": f"Two {i}."}
+        | {"human": "ab"[i % 2]}
+        for i in range(N_PAIRS)
+    ]
+    pl.DataFrame(pairs).write_csv(root / "pairs.csv")
+    (root / "pairwise.toml").write_text(PAIRWISE)
+    files.append("pairwise.toml")
+    types["report-pairwise"] = "pairwise"
     (root / "suite.toml").write_text(f'[suite]\nname = "report"\nstudies = {json.dumps(files)}\n')
     judgelab(settings.data_dir, "run", str(root / "suite.toml"))
     return Warehouse(settings, list(types), types)
@@ -258,6 +300,12 @@ def parse_html(text: str) -> Node:
     builder.feed(text)
     builder.close()
     return builder.root
+
+
+def page_svg(page: str, view: str) -> str:
+    """The inline SVG of the page's one figure drawn from `view`."""
+    (svg,) = re.findall(rf'<figure data-view="{view}">(<svg.*?</svg>)', page, re.S)
+    return svg
 
 
 @pytest.fixture(scope="session")

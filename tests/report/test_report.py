@@ -20,7 +20,7 @@ from tasks.report.build import make_block, write_report
 from tasks.report.page import Block, Section, fmt_value, render_block, render_page
 from tasks.report.panel import Panel
 
-from .conftest import Node, Warehouse, parse_html
+from .conftest import Node, Warehouse, page_svg, parse_html
 
 FIGURE_VIEWS = {
     "summary": ["fct_calls"],
@@ -39,12 +39,14 @@ FIGURE_VIEWS = {
         "tbl_rewrite_pass_rates",
         "tbl_tone_gaps",
     ],
+    "pairwise": ["tbl_pairwise_position"],
 }
 SECTION_TITLES = {
     "summary": "Summary",
     "rating": "Rating studies",
     "accuracy": "Accuracy studies",
     "tone": "Tone studies",
+    "pairwise": "Pairwise studies",
     "costs": "Costs",
 }
 # views shown as tables, openly
@@ -52,11 +54,12 @@ TABLE_VIEWS = {
     "rating": ["tbl_design_impact_single", "tbl_design_impact_all_pairs", "tbl_threshold_shares"],
     "accuracy": ["tbl_verdict_impact"],
     "tone": ["tbl_tone_by_variant", "tbl_tone_criteria"],
+    "pairwise": ["tbl_pairwise_agreement"],
 }
 
 
 def expected_parts(types: dict[str, str]) -> list[str]:
-    kinds = [t for t in ("rating", "accuracy", "tone") if t in types.values()]
+    kinds = [t for t in ("rating", "accuracy", "tone", "pairwise") if t in types.values()]
     return ["summary", *kinds, "costs"]
 
 
@@ -136,6 +139,32 @@ def test_every_figure_has_a_reading_guide_and_its_table(report_dom: Node) -> Non
 
 
 @pytest.mark.slow
+def test_the_pairwise_figure_draws_the_views_designs(
+    warehouse_run: Warehouse, report_file: Path
+) -> None:
+    """The page's pairwise figure is the drawing of tbl_pairwise_position's rows (the same
+    SVG), and that drawing puts each design at the view's bias, filled when it is flagged."""
+    rows = warehouse.query(
+        warehouse_run.settings,
+        "select * from tbl_pairwise_position where study = 'report-pairwise'",
+    )
+    (panel,) = [p for p in kind("pairwise").load("report").PANELS if p.draw is not None]
+    page = report_file.read_text(encoding="utf-8")
+    assert page_svg(page, panel.view) == figures.render(panel.draw, rows, "pairwise-1").strip()
+    ax = panel.draw(rows).axes[0]
+    drawn = rows.filter(pl.col("bias_pp").is_not_null()).rows(named=True)
+    at = {len(drawn) - 1 - i: r for i, r in enumerate(drawn)}  # the first row on top
+    labels = {t.get_position()[1]: t.get_text() for t in ax.get_yticklabels()}
+    assert labels == {
+        y: f"report-pairwise · {r['judge']} · {r['prompt_level']}" for y, r in at.items()
+    }
+    dots = {c.get_label(): c.get_offsets().tolist() for c in ax.collections if c.get_label()}
+    assert dots["flagged (sign test)"] == [[r["bias_pp"], y] for y, r in at.items() if r["flagged"]]
+    assert dots["not flagged"] == [[r["bias_pp"], y] for y, r in at.items() if not r["flagged"]]
+    assert [r["judge"] for r in drawn if r["flagged"]] == ["first", "first"]
+
+
+@pytest.mark.slow
 def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom: Node) -> None:
     settings = warehouse_run.settings
 
@@ -204,6 +233,42 @@ def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom:
             row = rows[(judge, variant, rewriter)]
             assert row["gap"] == shown(gap) and row["noise"] == shown(noise)
         assert ran["report-tone"]["rewriter"] == "echo"
+
+    # pairwise: 8 pairs × 2 orders × 2 judges × 2 prompt levels
+    assert ran["report-pairwise"]["calls_planned"] == ran["report-pairwise"]["calls_stored"] == "64"
+    assert ran["report-pairwise"]["judges"] == "first, hash"
+    columns = ["n_pairs", "consistency_pct", "bias_pp", "bias_lo_pp", "bias_hi_pp", "p_value"]
+    columns += ["p_holm", "flagged"]
+    position = warehouse.query(
+        settings,
+        f"select judge, prompt_level, {', '.join(columns)} from tbl_pairwise_position "
+        "where study = 'report-pairwise'",
+    )
+    rows = {(r["judge"], r["prompt_level"]): r for r in table("tbl_pairwise_position")}
+    assert len(rows) == position.height == 4
+    for judge, level, *values in position.rows():
+        for column, value in zip(columns, values, strict=True):
+            assert rows[(judge, level)][column] == fmt_value(value), (judge, level, column)
+    for level in ("base", "long_icl"):  # the first position always wins: every pair leans first
+        first = rows[("first", level)]
+        assert (first["bias_pp"], first["consistency_pct"], first["n_pairs"]) == ("50", "0", "8")
+        assert (first["bias_lo_pp"], first["bias_hi_pp"]) == ("50", "50")
+        assert first["p_value"] == shown(round(2 * 0.5**8, 4)) and first["flagged"] == "yes"
+    # flagged is Holm's p under 5% (over the study's designs), not the raw p
+    for r in position.rows(named=True):
+        assert r["flagged"] == (None if r["p_holm"] is None else r["p_holm"] < 0.05), r
+    agreement = warehouse.query(
+        settings,
+        "select judge, prompt_level, n_decisive, a_win_pct, preferred_win_pct, human_acc_pct "
+        "from tbl_pairwise_agreement where study = 'report-pairwise'",
+    )
+    rows = {(r["judge"], r["prompt_level"]): r for r in table("tbl_pairwise_agreement")}
+    assert len(rows) == agreement.height == 4
+    for judge, level, *values in agreement.rows():
+        for column, value in zip(agreement.columns[2:], values, strict=True):
+            assert rows[(judge, level)][column] == fmt_value(value), (judge, level, column)
+    # answer a is shown first in half the calls: the first-position judge picks it in half
+    assert rows[("first", "base")]["a_win_pct"] == "50"
 
 
 @pytest.mark.slow
@@ -279,9 +344,11 @@ def test_an_unknown_study_is_an_error(warehouse_run: Warehouse, tmp_path: Path) 
 
 @pytest.mark.slow
 def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehouse) -> None:
-    """A study whose judge never answered has rows full of nulls: each figure draws what it
-    can or nothing at all, and never fails."""
+    """A study whose judge never answered has rows full of nulls: each figure draws what its
+    counts still say (the tone gaps' win labels, the rewrites' pass and fail counts) or nothing
+    at all, and never fails."""
     studies = warehouse_run.studies
+    drawn = {}
     for record in kinds():
         for panel in (p for p in record.load("report").PANELS if p.draw is not None):
             frame = warehouse.query(
@@ -298,7 +365,26 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
                 if t.is_float()
             )
             fig = panel.draw(nulled)
-            assert fig is None or figures.to_svg(fig, "n").startswith("<svg"), panel.view
+            if fig is not None:
+                assert figures.to_svg(fig, "n").startswith("<svg"), panel.view
+                drawn[panel.draw.__name__] = (nulled, fig)
+    tone = "tone" in warehouse_run.types.values()
+    assert set(drawn) == ({"tone_gaps", "rewrite_pass_rates"} if tone else set())
+    if tone:
+        gaps, fig = drawn["tone_gaps"]
+        ratio_ax, flip_ax = fig.axes[:2]
+        assert [t.get_text() for t in ratio_ax.texts] == [
+            "B never\nwins" if wins else "no wins" for wins in gaps["n_a_wins"]
+        ]
+        assert {p.get_height() for p in flip_ax.patches} == {0.0}  # no share: empty bars
+        rewrites, fig = drawn["rewrite_pass_rates"]
+        pass_ax, fail_ax = fig.axes[:2]
+        assert [t.get_text() for t in pass_ax.texts] == [
+            f"{p}/{n}" for p, n in rewrites.select("n_passed", "n_versions").rows()
+        ]
+        assert {p.get_width() for p in pass_ax.patches} == {0.0}
+        failed = [n for c in figures.CHECKS for n in rewrites[f"failed_{c}"].fill_null(0)]
+        assert [p.get_width() for p in fail_ax.patches] == failed and sum(failed) > 0
 
 
 # ---- pure parts: inline frames ------------------------------------------------------------
