@@ -363,11 +363,15 @@ def _deadline(code: int) -> None:
 
 
 def stop_line(stopped: Gate) -> str:
-    """What a stop left behind: calls abandoned in flight, requests sent after the close."""
+    """What a stop left behind: calls abandoned in flight, requests sent after the close (and
+    in all: a provider's count can be held against it)."""
     in_flight, abandoned, finished, sent = stopped.figures()
-    kept = f" ({finished} finished in the grace period and are stored)" if finished else ""
+    kept = f"; {finished} calls finished in the grace period and are stored" if finished else ""
     new = sent - stopped.sent_at_close
-    return f"stopped: {in_flight + abandoned} calls in flight abandoned, {new} new sent{kept}"
+    return (
+        f"stopped: {in_flight + abandoned} calls in flight abandoned, {new} new sent "
+        f"({sent} requests in all{kept})"
+    )
 
 
 def until_stopped(work: Callable[[], T], stop: Callable[[str], None]) -> T:

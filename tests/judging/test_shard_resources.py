@@ -84,7 +84,7 @@ def test_a_closed_gate_lets_no_call_and_no_request_start(tmp_path: Path, monkeyp
     assert (in_flight, abandoned) == (0, 0) and finished >= 1
     assert len(rows) == received  # every request sent was answered and recorded
     line = lifecycle.stop_line(gate)
-    assert (
-        line == f"stopped: 0 calls in flight abandoned, 0 new sent ({finished} finished in "
-        "the grace period and are stored)"
+    assert line == (
+        f"stopped: 0 calls in flight abandoned, 0 new sent ({received} requests in all; "
+        f"{finished} calls finished in the grace period and are stored)"
     )
