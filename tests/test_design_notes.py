@@ -328,12 +328,13 @@ def test_accuracy_views_keep_a_dead_design_and_count_it(settings: Settings) -> N
         warehouse.write_table(settings, frame, name, "s")
     warehouse.publish_views(settings)
     got = _by_judge(
-        settings, "select judge, n_scored, n_failed, error_rate, note from tbl_accuracy_by_design"
+        settings,
+        "select judge, n_items, n_scored, n_failed, error_rate, note from tbl_accuracy_by_design",
     )
     assert {j: tuple(r.values())[1:] for j, r in got.items()} == {
-        "dead": (0, 6, 1.0, DEAD),
-        "ja": (6, 0, 0.0, None),
-        "jb": (6, 0, 0.0, None),
+        "dead": (0, 0, 6, 1.0, DEAD),
+        "ja": (6, 6, 0, 0.0, None),
+        "jb": (6, 6, 0, 0.0, None),
     }
     impact = warehouse.query(settings, "select choice, n_unscored_designs from tbl_verdict_impact")
     assert impact.rows() == [("model", 1)]
@@ -377,8 +378,10 @@ def test_tone_views_note_few_texts_and_keep_a_dead_judge(settings: Settings) -> 
         "bootstrap CI over 3 texts: too few to trust, needs ≥ 10"
     )
     gaps = _by_judge(
-        settings, "select judge, n_texts, n_failed, error_rate, gap_lo, note from tbl_tone_gaps"
+        settings,
+        "select judge, n_texts, n_items, n_failed, error_rate, gap_lo, note from tbl_tone_gaps",
     )
+    assert all(r["n_items"] == r["n_texts"] for r in gaps.values())
     assert gaps["few"]["gap_lo"] >= 1 and gaps["few"]["note"] == few_note  # confident, 3 texts
     assert {j: (r["n_texts"], r["n_failed"], r["error_rate"]) for j, r in gaps.items()} == {
         "dead": (0, 6, 1.0),  # both versions of 3 texts; the originals are not in the gap

@@ -5,6 +5,8 @@
 -- false TRUEs (null without errors); unparseable_pct is over every planned call. repeat_sd is
 -- run-to-run noise: the SD of the design's repeat verdicts (0/1) per item, averaged over its
 -- items with at least two ok repeats (all items); null when the study has repeats = 1.
+-- n_items: items with an ok verdict (n_scored of them have a truth, n_no_truth do not), the
+-- column every per-design view shares.
 -- n_failed: planned calls whose stored result is a provider error, an unparseable answer or an
 -- out-of-range one (macro call_failed over stg_verdicts; a call not made yet is not failed);
 -- error_rate: provider errors ÷ planned calls (a judge whose every call failed: 1.0).
@@ -24,6 +26,7 @@ select m.study,
        m.model,
        m.prompt_level,
        m.reasoning_effort,
+       max(n_scored + n_no_truth) filter (where subset = 'all') as n_items,
        max(n_scored) filter (where subset = 'all') as n_scored,
        round(100 * max(accuracy) filter (where subset = 'all'), 1) as acc_pct,
        max(n_scored) filter (where subset = 'full') as n_full,

@@ -9,6 +9,8 @@
 -- texts for the Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap CI (< 10).
 -- Criteria come from parsed answers only: the calls that failed, and a comparison with no
 -- scored text at all, are in tbl_tone_gaps.
+-- n_items: the same count as n_texts (a text is this study's item), under the name every
+-- per-design view shares.
 create or replace view tbl_tone_criteria as
 select study,
        judge,
@@ -17,6 +19,7 @@ select study,
        axis,
        criterion,
        n_texts,
+       n_texts as n_items,
        round(mean_a, 3) as mean_a,
        round(mean_b, 3) as mean_b,
        round(gap, 3) as gap,

@@ -17,6 +17,8 @@
 -- error_rate: provider errors ÷ those planned calls (a judge whose every call failed: 1.0).
 -- note (macro design_note): no text scored on both versions and why, or too few texts for the
 -- Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap CI (< 10).
+-- n_items: the same count as n_texts (a text is this study's item), under the name every
+-- per-design view shares.
 create or replace view tbl_tone_gaps as
 select study,
        judge,
@@ -25,6 +27,7 @@ select study,
        axis,
        pole_a || ' vs ' || pole_b as contrast,
        n_texts,
+       n_texts as n_items,
        n_failed,
        round(n_error / nullif(n_calls, 0), 3) as error_rate,
        round(gap, 3) as gap,
