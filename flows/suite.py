@@ -13,6 +13,7 @@ from flows.names import run_name
 from judgelab import lifecycle, owners
 from judgelab.settings import Settings
 from judgelab.study import Study, load_study, study_files
+from tasks import warehouse
 from tasks.judging.failures import JudgeFailures
 from tasks.kinds import kind
 from tasks.report.stage import report_stage
@@ -31,7 +32,8 @@ def run_studies(
     for path, study in studies:
         run = kind(study.type).load("flow").with_options(task_runner=task_runner(settings))
         try:
-            results.append(run(study_file=str(path), sample_size=sample_size, report=alone))
+            with owners.owned([study.name]):  # found by its tags if left Running
+                results.append(run(study_file=str(path), sample_size=sample_size, report=alone))
         except JudgeFailures as exc:
             results += exc.results
             failures += exc.failures
@@ -47,11 +49,13 @@ def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict] |
     """Run every study a suite file lists (or the one study file given), each as a subflow.
     A study whose judges failed loudly ends Failed; the others still run, and then the suite
     raises `JudgeFailures` with every study's summary and every failure.
-    The run is tagged with its owner process (an earlier run of these studies whose process
-    died is marked Crashed first), and SIGTERM / SIGINT record it Cancelled and exit."""
+    The run and its subflow runs are tagged with their owner process (an earlier run of
+    these studies whose process died is marked Crashed first, subflows included), and
+    SIGTERM / SIGINT record them Cancelled and exit."""
     studies = [(p, load_study(p, sample_size=sample_size)) for p in study_files(suite_file)]
     lifecycle.guard_tree()  # run by `serve`: this process's workers die with it too
     owners.own_run([study.name for _, study in studies])
+    warehouse.start_run(Settings())  # stale temp files gone; `judgelab sql` answers from now
     work = partial(run_studies, suite_file, studies, sample_size)
     results = lifecycle.until_stopped(work, stop=owners.cancel_own_runs)
     if any(r.get("canary", {}).get("alerts") for r in results):

@@ -20,6 +20,8 @@ from tasks.kinds import kind, kinds  # noqa: E402  (standard library only)
 
 # everything else is imported by the command that needs it: `judgelab --help` stays fast
 if TYPE_CHECKING:
+    from uuid import UUID
+
     import polars as pl
 
     from judgelab.settings import Settings
@@ -267,7 +269,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-FIRST_RUN_S = 5  # `serve --every`: the first run this long after the deployment is registered
+def _run_now(deployment_id: UUID) -> None:
+    """A run of the deployment due now (`serve --every`: the first run, ahead of the
+    schedule's slots)."""
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        client.create_flow_run_from_deployment(deployment_id)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -279,7 +287,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "judgelab serve needs a Prefect server for its schedules: start one with "
             "`prefect server start` and set PREFECT_API_URL=http://127.0.0.1:4200/api"
         )
-    from datetime import datetime, timedelta
+    from datetime import datetime
     from zoneinfo import ZoneInfo
 
     from prefect.client.schemas.objects import ConcurrencyLimitConfig
@@ -288,34 +296,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from flows.suite import study_suite
 
     lifecycle.raise_on_signals()  # until the runner starts and takes them over
+    for path in args.study:
+        preflight(path)  # a broken study file or a missing key fails now, not at 3 a.m.
     if args.every:
-        # the first run in a few seconds, not one interval from now: `--every 3600` gives a
-        # current report (and shows a broken setup) at once, then hourly
-        first = datetime.now(ZoneInfo(args.timezone)) + timedelta(seconds=FIRST_RUN_S)
-        schedule = Interval(args.every, anchor_date=first, timezone=args.timezone)
+        # the first run at once, a run of its own made when the deployment is registered,
+        # then every N s from now: `--every 3600` gives a current report (and shows a broken
+        # setup) at once, then hourly. Not a schedule slot a few seconds ahead: the server
+        # makes no run for a slot already past when the deployment arrives, and on a busy
+        # machine it had passed, so the first run came one interval late
+        anchor = datetime.now(ZoneInfo(args.timezone))  # past when registered: slot 1 is +N
+        schedule = Interval(args.every, anchor_date=anchor, timezone=args.timezone)
         when = f"every {args.every} s from start"
     else:
         schedule, when = Cron(args.cron, timezone=args.timezone), f"{args.cron} ({args.timezone})"
-    deployments = []
-    for path in args.study:
-        preflight(path)  # a broken study file or a missing key fails now, not at 3 a.m.
-        deployments.append(
-            study_suite.to_deployment(
-                name=Path(path).stem,
-                schedule=schedule,
-                parameters={
-                    "suite_file": str(Path(path).resolve()),
-                    "sample_size": 0 if args.full else args.sample_size,
-                },
-                tags=["judgelab"],
-                description=f"judgelab run {path}, {when}",
-                # a run still going when the next comes due: the new one is cancelled, so
-                # late runs never pile up behind a long one (the next slot runs as usual)
-                concurrency_limit=ConcurrencyLimitConfig(limit=1, collision_strategy="CANCEL_NEW"),
-            )
+    deployments = [
+        study_suite.to_deployment(
+            name=Path(path).stem,
+            schedule=schedule,
+            parameters={
+                "suite_file": str(Path(path).resolve()),
+                "sample_size": 0 if args.full else args.sample_size,
+            },
+            tags=["judgelab"],
+            description=f"judgelab run {path}, {when}",
+            # a run still going when the next comes due: the new one is cancelled, so
+            # late runs never pile up behind a long one (the next slot runs as usual)
+            concurrency_limit=ConcurrencyLimitConfig(limit=1, collision_strategy="CANCEL_NEW"),
         )
+        for path in args.study
+    ]
     lifecycle.guard_tree()  # the flow-run processes die with us, even on SIGKILL
-    return lifecycle.serve(deployments, limit=args.limit)
+    registered = _run_now if args.every else None
+    return lifecycle.serve(deployments, limit=args.limit, registered=registered)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

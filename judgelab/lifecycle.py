@@ -345,8 +345,12 @@ def raise_on_signals() -> None:
 
 
 def say(line: str) -> None:
-    """One line on stderr, written directly: safe inside a signal handler."""
-    os.write(2, f"judgelab: {line}\n".encode())
+    """One line on stderr, written directly: safe inside a signal handler. A stderr nobody
+    reads any more loses the line and nothing else: a `serve` flow-run process writes into a
+    pipe of `serve`, and after a kill -9 of `serve` the EPIPE used to abort the stop it
+    reported (runs not recorded Cancelled, calls going on until the watchdog's SIGKILL)."""
+    with contextlib.suppress(OSError):
+        os.write(2, f"judgelab: {line}\n".encode())
 
 
 def exit_now(code: int) -> NoReturn:
@@ -424,10 +428,13 @@ def until_stopped(work: Callable[[], T], stop: Callable[[str], None]) -> T:
     return outcome["value"]  # type: ignore[return-value]
 
 
-def serve(deployments: list, limit: int | None) -> int:
+def serve(
+    deployments: list, limit: int | None, registered: Callable[[uuid.UUID], None] | None = None
+) -> int:
     """Prefect's `serve`, stopping the same way on SIGINT as on SIGTERM: no new runs, the runs
     in flight cancelled (Prefect's runner sends them SIGTERM; each records itself Cancelled
-    and exits, see `until_stopped`), then exit 128 + the signal, within DEADLINE_S."""
+    and exits, see `until_stopped`), then exit 128 + the signal, within DEADLINE_S.
+    `registered(deployment id)` is called once each deployment exists on the server."""
     import asyncio
 
     from prefect.runner import Runner
@@ -450,7 +457,9 @@ def serve(deployments: list, limit: int | None) -> int:
 
     runner = StoppingRunner(limit=limit)
     for deployment in deployments:
-        runner.add_deployment(deployment)
+        deployment_id = runner.add_deployment(deployment)
+        if registered:
+            registered(deployment_id)
     signal.signal(signal.SIGINT, runner.handle_sigterm)  # Runner.start takes SIGTERM itself
     say(f"serving {len(deployments)} deployment(s); Ctrl-C or SIGTERM stops")
     asyncio.run(runner.start())

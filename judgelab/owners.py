@@ -8,6 +8,7 @@ import os
 import socket
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from functools import partial
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -89,15 +90,18 @@ def _open(client: SyncPrefectClient, **where: object) -> list[FlowRun]:
 
 
 def _with_subflows(client: SyncPrefectClient, runs: list[FlowRun]) -> list[FlowRun]:
-    """These runs and their unfinished subflow runs (only the suite run carries our tags)."""
+    """These runs and their unfinished subflow runs, each once (a subflow carries our tags
+    too, so a query by tag may already have found it)."""
     from prefect.client.schemas.filters import FlowRunFilterParentFlowRunId
 
-    found, parents = list(runs), [r.id for r in runs]
+    found = {r.id: r for r in runs}
+    parents = list(found)
     while parents:
         children = _open(client, parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=parents))
-        found += children
-        parents = [c.id for c in children]
-    return found
+        new = [c for c in children if c.id not in found]
+        found |= {c.id: c for c in new}
+        parents = [c.id for c in new]
+    return list(found.values())
 
 
 def _end(client: SyncPrefectClient, runs: list[FlowRun], state: Callable[[], State]) -> None:
@@ -131,20 +135,31 @@ def crash_orphans(client: SyncPrefectClient, studies: list[str], exclude: UUID) 
     from prefect.client.schemas.filters import FlowRunFilterTags
     from prefect.states import Crashed
 
-    lines = []
+    lines, marked = [], {exclude}
     for run in _open(client, tags=FlowRunFilterTags(any_=[STUDY + s for s in studies])):
         owner = next((gone(t) for t in run.tags if t.startswith(OWNER)), None)
-        if run.id == exclude or owner is None:
+        if run.id in marked or owner is None:
             continue
         why = f"its process {owner[1]} on {owner[0]} is gone"
         names = ", ".join(t.removeprefix(STUDY) for t in run.tags if t.startswith(STUDY))
-        runs = _with_subflows(client, [run])
+        runs = [r for r in _with_subflows(client, [run]) if r.id not in marked]
+        marked |= {r.id for r in runs}
         _end(client, runs, partial(Crashed, message=f"judgelab: {why}"))
         lines += [
             f"marked the earlier run {r.name} ({r.id}) of study {names} Crashed: {why}"
             for r in runs
         ]
     return lines
+
+
+def owned(studies: list[str]) -> AbstractContextManager[set[str]]:
+    """Inside a flow: the subflow runs (and their task runs) started within carry this
+    process's owner tag and these studies' tags, as the suite run does. When the suite run
+    has ended (Prefect records it Crashed when its process fails) but a subflow was left
+    Running, the next run still finds that subflow by its tags and marks it Crashed."""
+    from prefect import tags
+
+    return tags(owner_tag(), *(STUDY + s for s in studies))
 
 
 def own_run(studies: list[str]) -> None:
