@@ -76,7 +76,8 @@ def judge_all(
             made[judge][status] += n
         halts.setdefault(judge, []).extend(result["halts"])
     judges = {j.name: j for j in [*study.judges, study.rewriter] if j and j.name in before}
-    failures = judge_failures(study.name, judges, made, halts, study.max_failure_share)
+    missing = {j: c["missing"] for j, c in before.items()}
+    failures = judge_failures(study.name, judges, made, halts, study.max_failure_share, missing)
     for failure in failures:
         # on the flow run's log in the UI; the CLI prints it once, at the end
         get_run_logger().warning(failure.line, extra={"judge_failure": True})

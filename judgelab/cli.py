@@ -15,7 +15,7 @@ from judgelab.env import apply_defaults
 
 apply_defaults()  # before Prefect or litellm are imported anywhere
 
-from judgelab import lifecycle  # noqa: E402  (standard library only)
+from judgelab import lifecycle, oserrors  # noqa: E402  (standard library only)
 from tasks.kinds import kind, kinds  # noqa: E402  (standard library only)
 
 # everything else is imported by the command that needs it: `judgelab --help` stays fast
@@ -101,9 +101,13 @@ def expected_errors() -> tuple[type[Exception], ...]:
     )
 
 
+DEBUG = False  # `judgelab --debug`: an OS error's traceback and Prefect's logs of it are shown
+
+
 class HideExpected(logging.Filter):
     """Prefect logs a failed stage with its traceback on the terminal (the server still gets
-    it); an error that is the user's to fix is printed once, by `main`, as one sentence."""
+    it); an error that is the user's to fix is printed once, by `main`, as one sentence. So is
+    an OS error (disk full, too many open files, no permission), unless `--debug`."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not record.name.startswith("prefect"):
@@ -113,8 +117,12 @@ class HideExpected(logging.Filter):
             return False
         expected = expected_errors()
         if record.exc_info and record.exc_info[1] is not None:
-            return not isinstance(record.exc_info[1], expected)
-        return not any(f"{cls.__name__}" in record.getMessage() for cls in expected)
+            error = record.exc_info[1]
+            return not (isinstance(error, expected) or (not DEBUG and oserrors.find(error)))
+        message = record.getMessage()
+        if not DEBUG and oserrors.find(Exception(message)):
+            return False
+        return not any(f"{cls.__name__}" in message for cls in expected)
 
 
 def quiet_prefect_console() -> None:
@@ -197,6 +205,10 @@ def _check_credentials(studies: list) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    import os
+
+    if not os.environ.get("PREFECT_API_URL"):
+        lifecycle.writable_prefect_home()  # the temporary server's database: fail in a blink
     lifecycle.guard_tree()  # our Prefect server and workers die with us, even on SIGKILL
     lifecycle.raise_on_signals()
     failures = []
@@ -647,6 +659,11 @@ def build_parser() -> argparse.ArgumentParser:
             prog, max_help_position=14, width=110
         ),
     )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback of an OS error (disk full, too many open files, ...)",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, summary: str, example: str, **kwargs: object) -> argparse.ArgumentParser:
@@ -814,17 +831,49 @@ def main(argv: list[str] | None = None) -> int:
     handler.setFormatter(logging.Formatter("%(asctime)s progress %(message)s", "%H:%M:%S"))
     progress.addHandler(handler)
     args = build_parser().parse_args(argv)
+    global DEBUG
+    DEBUG = args.debug
     try:
         return args.func(args)
     except lifecycle.Stopped as stop:  # before or after the flow run: nothing to cancel
         lifecycle.say(f"{signal.Signals(stop.signum).name}: stopped")
         return 128 + stop.signum
-    except expected_errors() as exc:
+    except BaseException as exc:
+        return failed(exc, args.debug)
+
+
+def failed(exc: BaseException, debug: bool) -> int:
+    """One line for an error that is the user's to fix, and exit code 2; anything else
+    raises. An OS error (disk full, too many open files, no permission), however deep it was
+    raised, names its path and cause; `--debug` raises it with its traceback."""
+    if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+        raise exc  # KeyboardInterrupt, SystemExit; a Rust panic (polars) may be an OS error
+    found = oserrors.find(exc)
+    if found is not None and debug:
+        raise exc
+    if found is not None and found.filename:
+        return os_error_line(found)
+    try:
+        expected = expected_errors()  # imports: fails too when no file can be opened
+    except OSError:
+        expected = ()
+    if isinstance(exc, expected):
         from judgelab.views_cli import one_line
 
         text = one_line(exc) if isinstance(exc, loaded("duckdb", "Error")) else str(exc)
         print(f"judgelab: {text}{FIXES.get(type(exc).__name__, '')}", file=sys.stderr)
         return 2
+    if found is not None:
+        return os_error_line(found)
+    raise exc
+
+
+def os_error_line(err: OSError) -> int:
+    print(f"judgelab: {oserrors.line(err)}", file=sys.stderr)
+    # objects half built when the error struck (an event loop without its self-pipe after
+    # EMFILE) report "Exception ignored in ..." as they are collected: noise after this line
+    sys.unraisablehook = lambda unraisable: None
+    return 2
 
 
 def console() -> NoReturn:

@@ -153,6 +153,7 @@ def prefect_api() -> Iterator[Callable[[], str | None]]:
     if PREFECT_API_URL.value() or not PREFECT_SERVER_EPHEMERAL_ENABLED.value():
         yield PREFECT_API_URL.value
         return
+    writable_prefect_home()  # else the server fails to start, again and again, for minutes
     deadline = time.monotonic() + PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()
     port = free_port()
     proc, url = _start_server(port), f"http://127.0.0.1:{port}/api"
@@ -198,12 +199,47 @@ def prefect_api() -> Iterator[Callable[[], str | None]]:
 
     try:
         with pointed:
-            yield ready
+            try:
+                yield ready
+            finally:
+                flush_api_logs()  # while the server still answers
     finally:
         stop.set()
         booting.join()
         os.environ.pop("PREFECT_API_URL", None)
         _stop(proc)
+
+
+def writable_prefect_home() -> None:
+    """PREFECT_HOME (the temporary server's database) exists or can be created, and takes a
+    file; else an OSError naming it and the cause (printed in one line by the CLI). Read from
+    the environment, as Prefect does, without importing Prefect: `judgelab run` checks it
+    before anything else."""
+    from pathlib import Path
+
+    home = Path(os.environ.get("PREFECT_HOME") or "~/.prefect").expanduser()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        probe = home / f".judgelab-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        err = OSError(exc.errno, f"cannot use PREFECT_HOME: {exc.strerror}", str(home))
+        err.fix = (  # type: ignore[attr-defined]
+            "set PREFECT_HOME to a folder you can write (the temporary Prefect server keeps "
+            "its database there), or PREFECT_API_URL to a running Prefect server"
+        )
+        raise err from exc
+
+
+def flush_api_logs() -> None:
+    """Send the logs Prefect still holds for the API (a failed run's last ones): after the
+    temporary server stops, its log worker could only print "--- Error logging to API ---
+    All connection attempts failed"."""
+    handlers = sys.modules.get("prefect.logging.handlers")
+    if handlers is not None:
+        with contextlib.suppress(Exception):  # the run's outcome is decided; logs are extra
+            handlers.APILogWorker.drain_all(timeout=5)
 
 
 # --- judge requests: a stop closes the gate ------------------------------------------------

@@ -38,12 +38,14 @@ def confined(base: Path, *parts: str) -> Path:
     return _inside(base, base.joinpath(*parts))
 
 
-def confined_file(base: Path, file_name: str) -> Path:
+def confined_file(base: Path, file_name: str, root: Path | None = None) -> Path:
     """`base/file_name` for a file name the user chose (a study file's stem): any single path
-    component is allowed, as long as the result stays inside `base`."""
+    component is allowed, as long as the result stays inside `base` and, symlinks followed,
+    inside `root` too (a `data/reports` symlink to another folder is refused)."""
     if file_name in ("", ".", "..") or any(c in file_name for c in "/\\\0"):
         raise UnsafePath(f"refusing {file_name!r} as a file name under {base}")
-    return _inside(base, base / file_name)
+    path = _inside(base, base / file_name)
+    return path if root is None else _inside(root, path)
 
 
 def _inside(base: Path, path: Path) -> Path:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from judgelab import tempfiles
 from judgelab.settings import PROJECT_ROOT, Settings
 
 log = logging.getLogger(__name__)
@@ -111,10 +111,8 @@ ORIGINS = (("mirror", _from_mirror), ("url", _from_url), ("pypi", _from_pypi))
 
 def _write_atomic(dest: Path, data: bytes) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".tmp-")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, dest)
+    with tempfiles.replacing(dest) as tmp:
+        tmp.write_bytes(data)
 
 
 def fetch_file(f: SourceFile, settings: Settings) -> Path:

@@ -8,7 +8,6 @@ import importlib
 import os
 import re
 import shutil
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +16,7 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
+from judgelab import oserrors, tempfiles
 from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT, Settings
 from schemas.dim_order import DimOrder
@@ -43,9 +43,8 @@ def write_table(settings: Settings, frame: pl.DataFrame, table: str, part: str) 
 
 
 def _replace(dest: Path, frame: pl.DataFrame) -> None:
-    tmp = dest.parent / f".tmp-{uuid.uuid4().hex}"
-    frame.write_parquet(tmp)
-    os.replace(tmp, dest)
+    with tempfiles.replacing(dest) as tmp:  # a failed write leaves no temp file
+        frame.write_parquet(tmp)
 
 
 # columns an earlier version named otherwise: the tone tables' evaluator and prompt_variant
@@ -192,9 +191,9 @@ def publish_views(settings: Settings, orders: dims.Orders | None = None) -> list
     ensure_tables(settings)
     store.ensure_store(settings.store_dir)
     names = []
-    tmp = dest.parent / f".tmp-{uuid.uuid4().hex}.duckdb"
+    tmp = tempfiles.temp_path(dest.parent, suffix=".duckdb")
     try:
-        with _publishing(settings):
+        with _publishing(settings), oserrors.naming(dest):
             with duckdb.connect(str(tmp)) as con:
                 con.execute("begin")  # one commit for all views: 0.3-0.6 s, not 1.2-2.0 s
                 con.execute(macro_sql(orders))  # once, not before each view (0.26 → 0.18 s)
@@ -204,9 +203,21 @@ def publish_views(settings: Settings, orders: dims.Orders | None = None) -> list
                 con.execute("commit")
             os.replace(tmp, dest)
     finally:
-        tmp.unlink(missing_ok=True)
-        Path(f"{tmp}.wal").unlink(missing_ok=True)
+        tempfiles.discard(tmp)
+        tempfiles.discard(Path(f"{tmp}.wal"))
     return names
+
+
+def start_run(settings: Settings) -> list[Path]:
+    """What every run does first: remove the temp files that writers which died left under
+    the data folder (tempfiles.sweep: a live run's are left alone), and publish the views
+    when none are published yet, so `judgelab sql` answers from the start of a first run
+    (empty tables until stages write them) and sees its calls arrive. Returns the files
+    removed."""
+    removed = tempfiles.sweep(settings.data_dir) if settings.data_dir.is_dir() else []
+    if not settings.duckdb_path.is_file():
+        publish_views(settings)
+    return removed
 
 
 @contextmanager
@@ -230,17 +241,17 @@ def refresh_store_view(settings: Settings) -> bool:
     dest = settings.duckdb_path
     if not dest.is_file():
         return False
-    tmp = dest.parent / f".tmp-{uuid.uuid4().hex}.duckdb"
+    tmp = tempfiles.temp_path(dest.parent, suffix=".duckdb")
     try:
-        with _publishing(settings):
+        with _publishing(settings), oserrors.naming(dest):
             shutil.copyfile(dest, tmp)
             with duckdb.connect(str(tmp)) as con:
                 con.execute(render_body(STORE_VIEW, settings))
             os.replace(tmp, dest)
         return True
     finally:
-        tmp.unlink(missing_ok=True)
-        Path(f"{tmp}.wal").unlink(missing_ok=True)
+        tempfiles.discard(tmp)
+        tempfiles.discard(Path(f"{tmp}.wal"))
 
 
 READS_ONLY = (

@@ -79,14 +79,20 @@ def judge_failures(
     made: dict[str, dict[str, int]],
     halts: dict[str, list[dict]],
     max_share: float,
+    missing: dict[str, int] | None = None,
 ) -> list[JudgeFailure]:
     """The judges whose failures fail the run: stopped on a non-retryable error, or more than
-    `max_share` of their calls made now ended as `error` (no answer after retries)."""
+    `max_share` of their calls made now ended as `error` (no answer after retries).
+    `missing`: each judge's calls to make at the start of the run; a stopped judge's calls
+    not sent are those of them not made, which counts the shards it never started (a judge
+    stopped in shard 1 of 2 sends nothing of shard 2), not only those its halts counted."""
     out = []
     for name, judge in judges.items():
         if halts.get(name):
             halt = halts[name][0]
             skipped = sum(h["skipped"] for h in halts[name])
+            if missing is not None and name in missing:
+                skipped = max(skipped, missing[name] - sum(made.get(name, {}).values()))
             count = sum(h["count"] for h in halts[name])
             line = halt_line(judge, halt | {"skipped": skipped, "count": count})
             out.append(JudgeFailure(study, name, f"study {study!r}: {line}"))

@@ -24,6 +24,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from judgelab import oserrors
+
 FILE = "journal.sqlite"
 Sync = Literal["normal", "full"]
 PART = re.compile(r"^part-j(\d{15})-(\d{15})-")
@@ -67,8 +69,15 @@ def connect(store_dir: Path, sync: Sync = "normal") -> sqlite3.Connection:
     # switching to WAL and creating tables ignore the busy timeout: one process at a time
     with open(store_dir / f".{FILE}.init-lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        con.execute("pragma journal_mode=wal")
-        con.executescript(_SCHEMA)
+        try:
+            con.execute("pragma journal_mode=wal")
+            con.executescript(_SCHEMA)
+        except sqlite3.Error as exc:  # "unable to open database file": the OS says why
+            err = oserrors.probe(store_dir / FILE, exc)  # while every descriptor is held
+            con.close()
+            if err is None:
+                raise
+            raise err from exc
     con.execute(f"pragma synchronous={sync}")
     return con
 

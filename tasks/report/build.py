@@ -4,14 +4,13 @@ found through tasks/kinds.py); drawing is in figures.py, the page in page.py."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
 
+from judgelab import tempfiles
 from judgelab.names import confined_file
 from judgelab.settings import Settings
 from tasks import warehouse
@@ -321,8 +320,10 @@ def item_texts(settings: Settings, items: list[str]) -> dict[str, str]:
 
 
 def report_path(settings: Settings, run_file: str | Path) -> Path:
-    """data/reports/STEM.html for a study or suite file; it never lands outside that folder."""
-    return confined_file(settings.data_dir / "reports", f"{Path(run_file).stem}.html")
+    """data/reports/STEM.html for a study or suite file; it never lands outside that folder,
+    nor outside data/ through a symlinked `reports` folder."""
+    name = f"{Path(run_file).stem}.html"
+    return confined_file(settings.data_dir / "reports", name, root=settings.data_dir)
 
 
 def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
@@ -360,8 +361,7 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     sections.append(cost_section(settings, studies))
     html = render_page(studies, str(settings.duckdb_path), sections, set(types.values()), data)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".tmp-{uuid.uuid4().hex}"
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, out)
+    with tempfiles.replacing(out) as tmp:
+        tmp.write_text(html, encoding="utf-8")
     cache.prune()
     return out

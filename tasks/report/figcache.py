@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import uuid
 from pathlib import Path
 
 import matplotlib
 import polars as pl
 
+from judgelab import tempfiles
 from tasks.report import figures
 from tasks.report.panel import Draw
 
@@ -55,9 +54,8 @@ class FigureCache:
             return svg if svg != NO_FIGURE else None
         svg = figures.render(draw, table, prefix)
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self.folder / f".tmp-{uuid.uuid4().hex}"
-        tmp.write_text(NO_FIGURE if svg is None else svg, encoding="utf-8")
-        os.replace(tmp, path)
+        with tempfiles.replacing(path) as tmp:
+            tmp.write_text(NO_FIGURE if svg is None else svg, encoding="utf-8")
         return svg
 
     def prune(self) -> None:
