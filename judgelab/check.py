@@ -9,15 +9,16 @@ from judgelab.study import Study, StudyError, locate, study_text, suggest
 from schemas.validate import TableError
 
 
-def check_study(path: str | Path, study: Study) -> list[str]:
+def check_study(path: str | Path, study: Study, keep: bool = False) -> list[str]:
     """Raise StudyError (study file, with its line) or TableError (data file, with its line,
     row and column) on the first kind of problem found; every message is one line. Returns
-    notes: things that run but may not be what the user meant."""
+    notes: things that run but may not be what the user meant. `keep`: a rating file's
+    checked rows stay for the load that follows in this process (read once)."""
     path = Path(path)
     text = study_text(path)
     check_prompts(path, text, study)
     check_truth(path, text, study)
-    n_items = check_data(study)
+    n_items = check_data(study, keep)
     if n_items is not None and study.sample_size > n_items:
         return [
             f"{path}: sample_size = {study.sample_size} is more than the data file's "
@@ -70,7 +71,7 @@ def check_truth(path: Path, text: str, study: Study) -> None:
     )
 
 
-def check_data(study: Study) -> int | None:
+def check_data(study: Study, keep: bool = False) -> int | None:
     """The user's data file read and checked row by row through its loader (nothing written);
     its number of items (distinct ids, else rows), None for a built-in benchmark."""
     frame = None
@@ -78,7 +79,7 @@ def check_data(study: Study) -> int | None:
         if study.data is not None:
             from tasks.benchmarks import ratingfile
 
-            frame = ratingfile.read_checked(study.data)
+            frame = ratingfile.read_checked(study.data, keep)
         elif study.qa_data is not None:
             from tasks.benchmarks import qafile
 

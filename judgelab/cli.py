@@ -349,7 +349,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from judgelab.check import check_study
 
     study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
-    notes = check_study(args.study, study)  # before the stages load (and write) anything
+    # before the stages load (and write) anything; a data file's rows are kept for the load
+    notes = check_study(args.study, study, keep=True)
     from tasks import costs
     from tasks.judging import store
 

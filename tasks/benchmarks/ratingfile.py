@@ -12,18 +12,29 @@ lines; a `.json` holding one JSON array is refused with the command that convert
 
 Item ids become `<file stem>:<id>` and `benchmark` is the file stem, like the built-in sets.
 Every problem in the file (missing or blank value, non-number, out-of-scale rating, repeated id,
-conflicting text) is collected and reported at once, naming file, line (row for Parquet) and
-column. Text values never appear in messages: user sets may be offensive or private.
+conflicting text, a cell longer than MAX_CELL characters) is collected and reported at once,
+naming file, line (row for Parquet) and column. Text values never appear in messages: user sets
+may be offensive or private.
+
+Large files: a CSV or TSV is parsed by polars (multi-threaded, only the columns used, never as
+Python strings) when the file is regular enough that polars and Python's csv module must read
+it alike — the same header, no carriage return outside a CR LF, no row short of a field, and as
+many lines as its rows and the line breaks inside their values add up to, so each row's line
+number is known. Any other file (blank lines, short rows, stray quotes, not UTF-8) is read by
+the csv module, streamed, in chunks of CHUNK_ROWS rows, as before.
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import csv
-import io
 import json
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import polars as pl
 
@@ -34,6 +45,10 @@ DELIMITED = {".csv": ",", ".tsv": "\t"}
 JSON_LINES = (".jsonl", ".ndjson", ".json")  # .json: if it holds JSON lines (HaluEval's naming)
 SUFFIXES = (*DELIMITED, ".parquet", *JSON_LINES)
 MAX_LISTED = 20  # problems shown per kind; the rest are counted
+# characters in one cell (about 10 MB of text): a longer cell is a problem naming its file,
+# line (row) and column; README "Your own data"
+MAX_CELL = 10_000_000
+CHUNK_ROWS = 1 << 16  # rows the csv and JSON-lines readers hold as Python strings at a time
 
 
 def load(spec: RatingFile) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -41,15 +56,34 @@ def load(spec: RatingFile) -> tuple[pl.DataFrame, pl.DataFrame]:
     return shape(read_checked(spec), spec, Path(spec.path).stem)
 
 
-def read_checked(spec: RatingFile) -> pl.DataFrame:
-    """The file's rows by role, every row checked; nothing is written (the check at load)."""
+# the rows `read_checked(keep=True)` checked, for the `load` that follows (`judgelab plan`
+# checks the file, then loads it): a large file is read once; keyed by the spec and the
+# file's identity, so a file changed in between is read again
+_kept: dict[tuple, pl.DataFrame] = {}
+
+
+def read_checked(spec: RatingFile, keep: bool = False) -> pl.DataFrame:
+    """The file's rows by role, every row checked; nothing is written (the check at load).
+    `keep`: hold them for the next call with the same spec (which takes them)."""
     path = Path(spec.path)
+    st = path.stat() if path.is_file() else None
+    key = (
+        spec.model_dump_json(),
+        str(path.resolve()),
+        st and (st.st_ino, st.st_size, st.st_mtime_ns),
+    )
+    if key in _kept:
+        return _kept.pop(key)
 
     def checks(frame: pl.DataFrame, problems: Problems) -> None:
         check_rows(frame, spec, path.name, problems)
         check_items(frame, spec, problems)
 
-    return read_roles(path, _roles(spec), checks)
+    frame = read_roles(path, _roles(spec), checks)
+    _kept.clear()
+    if keep:
+        _kept[key] = frame
+    return frame
 
 
 def read_roles(
@@ -98,10 +132,19 @@ def read_table(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]:
     if not path.is_file():
         raise TableError(f"{path}: data file does not exist")
     if suffix in DELIMITED:
-        return _read_delimited(path, columns, DELIMITED[suffix])
-    if suffix == ".parquet":
-        return _read_parquet(path, columns), Problems()
-    return _read_jsonl(path, columns)
+        frame, problems = _read_delimited(path, columns, DELIMITED[suffix])
+    elif suffix == ".parquet":
+        frame, problems = _read_parquet(path, columns), Problems()
+    else:
+        frame, problems = _read_jsonl(path, columns)
+    for column in columns:
+        long = pl.col(column).str.len_chars()
+        problems.rows(
+            frame.filter(long > MAX_CELL).select("_where", long.alias("_chars")),
+            column,
+            lambda r: f"{r['_chars']:,} characters, more than the {MAX_CELL:,} a cell may hold",
+        )
+    return frame, problems
 
 
 def _require(path: Path, present: list[str], columns: list[str]) -> None:
@@ -110,47 +153,190 @@ def _require(path: Path, present: list[str], columns: list[str]) -> None:
         raise TableError(f"{path}: missing column(s) {missing}; columns present: {present}")
 
 
-def _decode(path: Path) -> str:
-    data = path.read_bytes()
+def _not_utf8(path: Path) -> TableError:
+    """The line of the file's first byte that is not UTF-8, read in blocks."""
+    decoder, line = codecs.getincrementaldecoder("utf-8")(), 1
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(1 << 20)
+            try:
+                decoder.decode(block, final=not block)
+            except UnicodeDecodeError as exc:
+                line += exc.object[: exc.start].count(b"\n")
+                return TableError(f"{path.name} line {line}: not UTF-8 text ({exc.reason})")
+            if not block:
+                return TableError(f"{path.name}: not UTF-8 text")
+            line += block.count(b"\n")
+
+
+@contextlib.contextmanager
+def _text(path: Path, newline: str | None = None) -> Iterator[TextIO]:
+    """The file as UTF-8 text (a BOM dropped), streamed; a byte that is not UTF-8 is a
+    TableError naming its line."""
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise TableError(f"{path.name} line {line}: not UTF-8 text ({exc.reason})") from None
+        with open(path, encoding="utf-8-sig", newline=newline) as fh:
+            yield fh
+    except UnicodeDecodeError:
+        raise _not_utf8(path) from None
+
+
+@contextlib.contextmanager
+def _any_field_size() -> Iterator[None]:
+    """The csv module refuses fields over 128 KiB ("field larger than field limit"); the
+    cell limit is judgelab's (MAX_CELL, checked with the file's other problems)."""
+    old = csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
+
+
+class _Rows:
+    """Rows of string values handed to polars every CHUNK_ROWS rows, so a large file is never
+    held as Python strings; `frame()` adds `_where` ("x.csv line 3") from each row's line."""
+
+    def __init__(self, columns: list[str]) -> None:
+        self.columns, self.frames = columns, []
+        self._start()
+
+    def _start(self) -> None:
+        self.values: list[list[str | None]] = [[] for _ in self.columns]
+        self.lines: list[int] = []
+
+    def add(self, values: list[str | None], line: int) -> None:
+        for out, value in zip(self.values, values, strict=True):
+            out.append(value)
+        self.lines.append(line)
+        if len(self.lines) >= CHUNK_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        data = dict(zip(self.columns, self.values, strict=True)) | {"_line": self.lines}
+        schema = dict.fromkeys(self.columns, pl.String) | {"_line": pl.Int64}
+        self.frames.append(pl.DataFrame(data, schema=schema))
+        self._start()
+
+    def frame(self, file: str) -> pl.DataFrame:
+        self._flush()
+        return _with_where(pl.concat(self.frames, rechunk=False), file, "line", "_line")
+
+
+def _with_where(frame: pl.DataFrame, file: str, unit: str, number: str) -> pl.DataFrame:
+    """`_where` = "<file> <unit> <number>" in place of the `number` column."""
+    where = pl.concat_str(pl.lit(f"{file} {unit} "), pl.col(number).cast(pl.String))
+    return frame.with_columns(where.alias("_where")).drop(number)
+
+
+def _header(path: Path, sep: str) -> tuple[list[str], int]:
+    """The header record and the lines it spans, read alone."""
+    with _text(path, newline="") as fh, _any_field_size():
+        reader = csv.reader(fh, delimiter=sep)
+        try:
+            return next(reader), reader.line_num
+        except StopIteration:
+            raise TableError(f"{path}: empty file, expected a header line") from None
+        except csv.Error as exc:
+            raise TableError(f"{path.name} line {reader.line_num}: {exc}") from None
 
 
 def _read_delimited(path: Path, columns: list[str], sep: str) -> tuple[pl.DataFrame, Problems]:
-    """The csv module, not polars, so quoted texts spanning lines still get true line numbers."""
-    reader = csv.reader(io.StringIO(_decode(path), newline=""), delimiter=sep)
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise TableError(f"{path}: empty file, expected a header line") from None
+    header, header_lines = _header(path, sep)
     _require(path, header, columns)
     repeated = sorted({c for c in columns if header.count(c) > 1})
     if repeated:
         raise TableError(f"{path} line 1: column(s) {repeated} appear more than once")
-    index = [header.index(c) for c in columns]
-    values: list[list[str]] = [[] for _ in columns]
-    wheres, problems = [], Problems()
-    start = reader.line_num + 1
+    fast = _read_regular(path, header, header_lines, columns, sep)
+    if fast is not None:
+        return fast, Problems()
+    return _read_csv_module(path, header, columns, sep)
+
+
+def _line_feeds(path: Path, sep: str) -> int | None:
+    """The file's lines (line feeds), read in blocks; None when the bytes show polars and the
+    csv module could split the file differently: a carriage return not followed by a line
+    feed (the csv module ends a line there), a quote with an ordinary character on both sides
+    (`"abc"def`, `a "b"`: not a quote of a well-formed CSV; the modules recover differently),
+    or no line feed at the end (polars drops a last empty field and closes a quote left
+    open there)."""
+    import numpy as np
+
+    edge = np.zeros(256, bool)  # the bytes a quote of a well-formed CSV may touch
+    edge[list(f'{sep}"\r\n'.encode())] = True
+    lf = cr = crlf = 0
+    prev = b"\n"  # the byte before the block (the file starts a line)
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 22):
+            lf, n_cr = lf + block.count(b"\n"), block.count(b"\r")
+            cr += n_cr
+            crlf += (n_cr and block.count(b"\r\n")) + (prev == b"\r" and block[:1] == b"\n")
+            ahead = fh.peek(1)[:1] if hasattr(fh, "peek") else b""
+            window = np.frombuffer(prev + block + (ahead or b"\n"), np.uint8)
+            quotes = np.flatnonzero(window[1:-1] == ord('"')) + 1
+            if (~edge[window[quotes - 1]] & ~edge[window[quotes + 1]]).any():
+                return None
+            prev = block[-1:]
+    return lf if cr == crlf and prev == b"\n" else None
+
+
+def _read_regular(
+    path: Path, header: list[str], header_lines: int, columns: list[str], sep: str
+) -> pl.DataFrame | None:
+    """The CSV read by polars (module docstring), or None when polars and the csv module
+    could read it differently: then the csv module reads it."""
+    if header_lines != 1 or len(set(header)) != len(header):
+        return None
+    feeds = _line_feeds(path, sep)
+    if feeds is None:
+        return None
+    last = header[-1]  # a short row lacks its last field: null here, refused by the csv module
+    read = list(dict.fromkeys([*columns, last]))
+    # every column parsed (so a row with a field too many fails), line breaks counted in all
+    breaks = pl.sum_horizontal(pl.col(header).str.count_matches("\n", literal=True))
+    every_field = pl.QueryOptFlags(projection_pushdown=False)
     try:
-        for record in reader:
-            line, start = start, reader.line_num + 1
-            if not record:  # a blank line
-                continue
-            if len(record) != len(header):
-                problems.add(
-                    f"{path.name} line {line}: {len(record)} field(s), the header has {len(header)}"
-                )
-                continue
-            for out, i in zip(values, index, strict=True):
-                out.append(record[i])
-            wheres.append(f"{path.name} line {line}")
-    except csv.Error as exc:
-        raise TableError(f"{path.name} line {reader.line_num}: {exc}") from None
-    data = dict(zip(columns, values, strict=True)) | {"_where": wheres}
-    return pl.DataFrame(data, schema=dict.fromkeys(data, pl.String)), problems
+        scan = pl.scan_csv(path, separator=sep, infer_schema=False, raise_if_empty=False)
+        if scan.collect_schema().names() != header:
+            return None
+        frame = scan.select(*read, breaks.fill_null(0).alias("_breaks")).collect(
+            engine="streaming", optimizations=every_field
+        )
+    except Exception:  # stray quotes, more fields than the header, not UTF-8: csv module
+        return None
+    if frame[last].null_count() or feeds != header_lines + frame.height + frame["_breaks"].sum():
+        return None  # a short row, a blank line: csv module
+    first = header_lines + 1 + pl.int_range(pl.len()) + pl.col("_breaks").cum_sum()
+    frame = frame.with_columns((first - pl.col("_breaks")).alias("_line"))
+    return _with_where(frame.select(*columns, "_line"), path.name, "line", "_line").with_columns(
+        pl.col(columns).fill_null("")  # an empty field is "", as the csv module reads it
+    )
+
+
+def _read_csv_module(
+    path: Path, header: list[str], columns: list[str], sep: str
+) -> tuple[pl.DataFrame, Problems]:
+    """The csv module, not polars, so any CSV the csv module takes is read and quoted texts
+    spanning lines still get true line numbers; streamed, CHUNK_ROWS rows at a time."""
+    index = [header.index(c) for c in columns]
+    rows, problems = _Rows(columns), Problems()
+    with _text(path, newline="") as fh, _any_field_size():
+        reader = csv.reader(fh, delimiter=sep)
+        try:
+            next(reader)  # the header
+            start = reader.line_num + 1
+            for record in reader:
+                line, start = start, reader.line_num + 1
+                if not record:  # a blank line
+                    continue
+                if len(record) != len(header):
+                    problems.add(
+                        f"{path.name} line {line}: {len(record)} field(s), the header has "
+                        f"{len(header)}"
+                    )
+                    continue
+                rows.add([record[i] for i in index], line)
+        except csv.Error as exc:
+            raise TableError(f"{path.name} line {reader.line_num}: {exc}") from None
+    return rows.frame(path.name), problems
 
 
 def _read_parquet(path: Path, columns: list[str]) -> pl.DataFrame:
@@ -170,8 +356,8 @@ def _read_parquet(path: Path, columns: list[str]) -> pl.DataFrame:
             raise TableError(
                 f"{path}, column {column!r}: type {frame[column].dtype} holds no text or number"
             ) from None
-    wheres = pl.Series("_where", [f"{path.name} row {i}" for i in range(1, frame.height + 1)])
-    return pl.DataFrame([*out, wheres])
+    rows = pl.DataFrame(out).with_columns(pl.int_range(1, frame.height + 1).alias("_row"))
+    return _with_where(rows, path.name, "row", "_row")
 
 
 def _json_scalar(value: object) -> str | None:
@@ -186,34 +372,33 @@ def _json_scalar(value: object) -> str | None:
 
 
 def _read_jsonl(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]:
-    values: list[list[str | None]] = [[] for _ in columns]
-    wheres, problems = [], Problems()
+    rows, problems = _Rows(columns), Problems()
     present: dict[str, None] = {}
-    content = _decode(path)
-    if content.lstrip().startswith("["):  # one JSON array, not one object per line
-        raise TableError(
-            f"{path}: holds a JSON array; judgelab reads JSON lines, one object per line "
-            f"(convert with: jq -c '.[]' {path.name} > {path.stem}.jsonl)"
-        )
-    for line, text in enumerate(content.splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.add(f"{path.name} line {line}: not valid JSON ({exc.msg})")
-            continue
-        if not isinstance(record, dict):
-            problems.add(f"{path.name} line {line}: not a JSON object")
-            continue
-        present |= dict.fromkeys(record)
-        for out, column in zip(values, columns, strict=True):
-            out.append(_json_scalar(record.get(column)))
-        wheres.append(f"{path.name} line {line}")
-    if wheres:  # with no object at all, the JSON problems (or "no data rows") say it
+    first = True
+    with _text(path) as fh:
+        for line, text in enumerate(fh, start=1):
+            if not text.strip():
+                continue
+            if first and text.lstrip().startswith("["):  # one JSON array, not JSON lines
+                raise TableError(
+                    f"{path}: holds a JSON array; judgelab reads JSON lines, one object per "
+                    f"line (convert with: jq -c '.[]' {path.name} > {path.stem}.jsonl)"
+                )
+            first = False
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                problems.add(f"{path.name} line {line}: not valid JSON ({exc.msg})")
+                continue
+            if not isinstance(record, dict):
+                problems.add(f"{path.name} line {line}: not a JSON object")
+                continue
+            present |= dict.fromkeys(record)
+            rows.add([_json_scalar(record.get(column)) for column in columns], line)
+    frame = rows.frame(path.name)
+    if frame.height:  # with no object at all, the JSON problems (or "no data rows") say it
         _require(path, list(present), columns)
-    data = dict(zip(columns, values, strict=True)) | {"_where": wheres}
-    return pl.DataFrame(data, schema=dict.fromkeys(data, pl.String)), problems
+    return frame, problems
 
 
 # --------------------------------------------------------------------------------------- checking
@@ -250,7 +435,9 @@ class Problems:
 
 
 def blank(role: str) -> pl.Expr:
-    return pl.col(role).is_null() | (pl.col(role).str.strip_chars() == "")
+    """Null, empty or only whitespace (no stripped copy of the column is made: a text
+    column of a large file is hundreds of MB)."""
+    return pl.col(role).is_null() | ~pl.col(role).str.contains(r"\S")
 
 
 def _number(role: str) -> pl.Expr:
@@ -327,7 +514,8 @@ def check_items(frame: pl.DataFrame, spec: RatingFile, problems: Problems) -> No
     file, texts or domains that differ between an item's rows, and raters rating twice."""
     roles = _roles(spec)
     keys = [r for r in ("id", "rater", "domain") if r in roles]
-    frame = frame.filter(~blank("id")).with_columns(pl.col(keys).str.strip_chars())
+    used = [*keys, *(["text"] if spec.mean_column is None else []), "_where"]
+    frame = frame.select(used).filter(~blank("id")).with_columns(pl.col(keys).str.strip_chars())
     if spec.mean_column is not None:
         problems.groups(
             repeats(frame, ["id"]),

@@ -23,8 +23,8 @@ collected and reported at once; text values never appear in messages.
 
 from __future__ import annotations
 
+import contextlib
 import csv
-import io
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -107,9 +107,11 @@ def _header(path: Path) -> list[str]:
     suffix = path.suffix.lower()
     if not path.is_file():
         return []
-    if suffix in DELIMITED:
-        raw = path.read_bytes().decode("utf-8-sig", errors="replace")
-        return next(csv.reader(io.StringIO(raw, newline=""), delimiter=DELIMITED[suffix]), [])
+    if suffix in DELIMITED:  # the first record only: a large file is not read for it
+        with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+            with contextlib.suppress(csv.Error):  # read_table reports a malformed header
+                return next(csv.reader(fh, delimiter=DELIMITED[suffix]), [])
+            return []
     if suffix == ".parquet":
         try:
             return list(pl.read_parquet_schema(path))
@@ -117,13 +119,14 @@ def _header(path: Path) -> list[str]:
             return []
     if suffix in JSON_LINES:
         names: dict[str, None] = {}
-        for line in path.read_bytes().decode("utf-8-sig", errors="replace").splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict):
-                names |= dict.fromkeys(record)
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            for line in fh:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(record, dict):
+                    names |= dict.fromkeys(record)
         return list(names)
     return []
 

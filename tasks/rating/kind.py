@@ -73,12 +73,17 @@ def load_items(study: Study, settings: Settings) -> int:
 
 
 def plan_items(study: Study, settings: Settings) -> pl.DataFrame:
-    """The seeded, stratified sample of texts the plan judges."""
+    """The seeded, stratified sample of texts the plan judges: drawn on ids and domains, the
+    texts read for the sample only (a large file's other texts stay on disk)."""
     from tasks import warehouse
     from tasks.plan import sample_items
 
-    items = warehouse.read_table(settings, "items", study.items_part)
-    return sample_items(items, study.sample_size, study.seed)
+    keys = warehouse.read_table(settings, "items", study.items_part, ["item_id", "domain"])
+    sample = sample_items(keys, study.sample_size, study.seed)
+    if sample.height == keys.height:
+        return warehouse.read_table(settings, "items", study.items_part).sort("item_id")
+    chosen = warehouse.read_rows(settings, "items", study.items_part, "item_id", sample["item_id"])
+    return chosen.sort("item_id")
 
 
 def preview(study: Study, settings: Settings) -> tuple:
