@@ -189,7 +189,9 @@ def _check_credentials(studies: list) -> None:
             problem = unknown_provider(judge)
             if problem:
                 raise UsageError(f"judge {judge.name!r} in {path}: {problem}")
-            if not judge.model.startswith(IN_PROCESS) and price(judge.model, 1, 1) is None:
+            # a judge on the user's own server (api_base) has no list price: no note for it
+            hosted = not judge.model.startswith(IN_PROCESS) and not judge.api_base
+            if hosted and price(judge.model, 1, 1) is None:
                 print(
                     f"judgelab: note: judge {judge.name!r} ({judge.model}): litellm's price "
                     "table does not list this model; its cost will show as unknown",

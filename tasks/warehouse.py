@@ -298,8 +298,10 @@ def only_reads(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     statements = con.extract_statements(sql)
     if len(statements) != 1:
         raise duckdb.PermissionException(f"{len(statements)} statements refused: {READS_ONLY}")
-    if statements[0].type != duckdb.StatementType.SELECT:
-        verb = " ".join(statements[0].query.split()[:1]).upper() or statements[0].type.name
+    (statement,) = statements
+    kind = statement.type  # DuckDB's statement kind (not a study type)
+    if kind is not duckdb.StatementType.SELECT:
+        verb = " ".join(statement.query.split()[:1]).upper() or kind.name
         raise duckdb.PermissionException(
             f"{verb} refused: the warehouse is read-only; {READS_ONLY}"
         )
