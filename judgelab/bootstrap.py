@@ -10,11 +10,12 @@ and pip caches the wheel it built. A wheel built on a host with AVX-512 and AMX 
 an AMX buffer and dies with SIGILL ("Illegal instruction") at the first decode on a VM where
 AMX is not usable; through the cache the same crash follows to any machine sharing it.
 
-What: the locked sdist (the hash from requirements.lock) is compiled with the flags below,
-with pip's cache off, into a wheel directory of our own whose name carries the flags; the
-wheel is installed from there with `--no-index`, so no wheel from pip's cache (native or not)
-can take its place. The later `pip install -r requirements.lock` finds the requirement
-satisfied and leaves it. A marker in the venv records the flags the self-test reports.
+What: the locked sdist (the hash from requirements.lock) is compiled with the flags of
+pyproject.toml's [tool.judgelab.llama-cpp-build], with pip's cache off, into a wheel
+directory of our own whose name carries the flags; the wheel is installed from there with
+`--no-index`, so no wheel from pip's cache (native or not) can take its place. The later
+`pip install -r requirements.lock` finds the requirement satisfied and leaves it. A marker
+in the venv records the flags the self-test reports.
 
 Stdlib only: it runs before anything else is installed.
 
@@ -39,21 +40,15 @@ import re
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
 PACKAGE = "llama-cpp-python"
 
-# x86-64-v3 (AVX2, FMA, F16C, BMI2): every x86 cloud CPU of the last decade. No AVX-512,
-# no AMX: those are where builds tuned to one host crash on another.
-X86_FLAGS = (
-    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
-    "-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF "
-    "-DGGML_AVX512_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF "
-    "-DGGML_AMX_BF16=OFF"
-)
-OTHER_FLAGS = "-DGGML_NATIVE=OFF"  # aarch64 and others: the compiler's generic baseline
+# The portable flags per architecture live in pyproject.toml, [tool.judgelab.llama-cpp-build].
+PYPROJECT = ROOT / "pyproject.toml"
 NATIVE_FLAGS = ""  # llama-cpp-python's default: GGML_NATIVE=ON
 MARKER = ".llama-cpp-build"  # in the venv: the flags its llama-cpp-python was built with
 FLAGS_ENV = "JUDGELAB_LLAMA_CMAKE_ARGS"
@@ -65,7 +60,8 @@ def portable_flags(machine: str | None = None) -> str:
     if os.environ.get(FLAGS_ENV):
         return os.environ[FLAGS_ENV].strip()
     machine = (machine or platform.machine()).lower()
-    return X86_FLAGS if machine in ("x86_64", "amd64") else OTHER_FLAGS
+    table = tomllib.loads(PYPROJECT.read_text())["tool"]["judgelab"]["llama-cpp-build"]
+    return table["x86_64" if machine in ("x86_64", "amd64") else "other"]
 
 
 def locked_requirement(package: str = PACKAGE, lock: Path = LOCK) -> str:

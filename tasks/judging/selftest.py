@@ -114,7 +114,8 @@ def _rebuild() -> str:
         return f"{REBUILD} (this failure was forced by {FAIL_ENV})"
     return (
         "it is already the portable build, so this CPU lacks even that baseline (AVX2/FMA/F16C): "
-        f"set {bootstrap.FLAGS_ENV} to lower flags (see judgelab/bootstrap.py), then make setup"
+        f"set {bootstrap.FLAGS_ENV} to lower flags (pyproject.toml, "
+        "[tool.judgelab.llama-cpp-build]), then make setup"
     )
 
 
