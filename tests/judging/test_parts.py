@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import subprocess
-import sys
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
 import polars as pl
 import pytest
+from filestudy import judgelab, write_study
 
-from judgelab.settings import PROJECT_ROOT, Settings
+from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging import journal, store
 from tasks.judging.shard import Compactor
@@ -131,45 +129,14 @@ def test_the_store_view_lists_parts_as_a_stage_adds_them(settings: Settings) -> 
     assert warehouse.query(settings, count)["n"].item() == 5
 
 
-PLAN_STUDY = """[study]
-name = "parts"
-task = "sentiment"
-benchmark = "file"
-sample_size = 3
-prompt_levels = ["base"]
-scales = ["likert7"]
-
-[study.data]
-path = "mine.csv"
-id_column = "id"
-text_column = "sentence"
-mean_column = "valence"
-scale_min = 1
-scale_max = 5
-
-[[judges]]
-name = "j"
-model = "fake/x"
-"""
-
-
 def test_plan_names_a_garbage_part_in_one_line_and_goes_on(tmp_path: Path) -> None:
     """Before: every `plan` or `run` ended in a traceback from polars' Parquet reader."""
-    rows = "".join(f"{k},text number {k},{k % 5 + 1}\n" for k in range(1, 6))
-    (tmp_path / "mine.csv").write_text("id,sentence,valence\n" + rows)
-    (study := tmp_path / "parts.toml").write_text(PLAN_STUDY)
+    study = write_study(tmp_path)
     data = tmp_path / "data"
     store_dir = Settings(data_dir=data).store_dir
     store.write_part(store_dir, _rows())
     (garbage := store_dir / "part-zzz.parquet").write_bytes(b"garbage")
-    proc = subprocess.run(
-        [sys.executable, "-m", "judgelab.cli", "plan", str(study)],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "JUDGELAB_DATA_DIR": str(data)},
-    )
+    proc = judgelab("plan", str(study), env={"JUDGELAB_DATA_DIR": str(data)}, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     named = [line for line in proc.stderr.splitlines() if str(garbage) in line]

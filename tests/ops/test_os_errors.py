@@ -14,44 +14,17 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from filestudy import judgelab, write_study
 
 from judgelab.cli import main
 from judgelab.names import UnsafePath
-from judgelab.settings import PROJECT_ROOT, Settings
+from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging import store
 
-STUDY = """[study]
-name = "oserr"
-task = "sentiment"
-benchmark = "file"
-sample_size = 3
-prompt_levels = ["base"]
-scales = ["likert7"]
-
-[study.data]
-path = "mine.csv"
-id_column = "id"
-text_column = "sentence"
-mean_column = "valence"
-scale_min = 1
-scale_max = 5
-
-[[judges]]
-name = "a"
-model = "fake/x"
-"""
-CSV = "id,sentence,valence\n1,good,4\n2,bad,1\n3,fine,3\n4,great,5\n"
 POLARS_ENOSPC = (
     "parquet: File out of specification: underlying IO error: No space left on device (os error 28)"
 )
-
-
-def write_study(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "mine.csv").write_text(CSV)
-    (folder / "mine.toml").write_text(STUDY)
-    return folder / "mine.toml"
 
 
 def temp_files(root: Path) -> list[Path]:
@@ -92,7 +65,7 @@ def test_a_failed_write_is_one_line_naming_the_file_and_leaves_no_temp_file(
     assert main(["plan", str(study)]) == 2
     captured = capsys.readouterr()
     (line,) = captured.err.splitlines()  # one line, no traceback
-    items = data / "warehouse" / "items" / "oserr.parquet"  # the first table plan writes
+    items = data / "warehouse" / "items" / "mine.parquet"  # the first table plan writes
     assert line.startswith(f"judgelab: {items}: {cause} — "), line
     if isinstance(error, OSError) and error.errno == errno.EMFILE:
         assert "ulimit -n" in line
@@ -167,13 +140,11 @@ def test_a_real_descriptor_limit_is_one_line(tmp_path: Path, free: int) -> None:
     EMFILE, wherever it strikes: the data file, SQLite's journal, which only says "unable to
     open database file"): one line naming the file and EMFILE."""
     study = write_study(tmp_path / "study")
-    proc = subprocess.run(
-        [sys.executable, "-c", EXHAUST.format(free=free), str(study)],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
+    proc = judgelab(
+        str(study),
+        script=EXHAUST.format(free=free),
+        env={"JUDGELAB_DATA_DIR": str(tmp_path / "data")},
         timeout=300,
-        env={**os.environ, "JUDGELAB_DATA_DIR": str(tmp_path / "data")},
     )
     assert proc.returncode == 2, proc.stderr[-3000:]
     (line,) = proc.stderr.splitlines()
@@ -187,17 +158,9 @@ def test_an_uncreatable_prefect_home_is_one_line_at_once(tmp_path: Path) -> None
     (tmp_path / "file").write_text("")
     home = tmp_path / "file" / "prefect"
     study = write_study(tmp_path / "study")
-    env = {**os.environ, "JUDGELAB_DATA_DIR": str(tmp_path / "data"), "PREFECT_HOME": str(home)}
-    env.pop("PREFECT_API_URL", None)
+    env = {"JUDGELAB_DATA_DIR": str(tmp_path / "data"), "PREFECT_HOME": str(home)}
     started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "judgelab.cli", "run", str(study)],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    proc = judgelab("run", str(study), env=env | {"PREFECT_API_URL": None}, timeout=120)
     took = time.monotonic() - started
     assert proc.returncode == 2
     (line,) = proc.stderr.splitlines()
@@ -293,29 +256,15 @@ def test_disk_full_inside_a_run_is_one_line_and_recovers(tmp_path: Path) -> None
     server stopped, no temp file; the next run makes every call, none twice."""
     data = tmp_path / "data"
     study = write_study(tmp_path / "study")
-    env = {**os.environ, "JUDGELAB_DATA_DIR": str(data)}
-    env.pop("PREFECT_API_URL", None)  # the temporary server, whose stop made the noise
-    failed = subprocess.run(
-        [sys.executable, "-c", FAULT.format(message=POLARS_ENOSPC), "run", str(study)],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
+    # the temporary server, whose stop made the noise
+    env = {"JUDGELAB_DATA_DIR": str(data), "PREFECT_API_URL": None}
+    failed = judgelab("run", str(study), script=FAULT.format(message=POLARS_ENOSPC), env=env)
     assert failed.returncode == 2, failed.stderr[-3000:]
     assert failed.stdout == ""
     (line,) = failed.stderr.splitlines()
     assert "store/judgments/part-" in line and "No space left on device (ENOSPC)" in line, line
     assert temp_files(data) == []
-    again = subprocess.run(
-        [sys.executable, "-m", "judgelab.cli", "run", str(study)],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
+    again = judgelab("run", str(study), env=env)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "Error logging to API" not in again.stderr
     assert temp_files(data) == []
