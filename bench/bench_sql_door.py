@@ -31,6 +31,7 @@ import polars as pl  # noqa: E402
 from judgelab.cli import main  # noqa: E402
 from judgelab.settings import Settings  # noqa: E402
 from judgelab.study import Rule  # noqa: E402
+from judgelab.testing.sql_door import refused  # noqa: E402
 from tasks import gate, warehouse  # noqa: E402
 from tasks.judging import store  # noqa: E402
 
@@ -76,25 +77,9 @@ def _files(root: Path) -> set[Path]:
 
 
 def sql_door(settings: Settings, root: Path) -> None:
-    store_dir, wh = settings.store_dir.resolve(), settings.warehouse_dir.resolve()
-    outside = root / "outside.parquet"
-    pl.DataFrame({"a": [1]}).write_parquet(outside)
-    fake = "select * replace (99.0 as score, now() as created_at) from stg_judgments"
-    cases = {
-        "COPY into the store": f"copy ({fake}) to '{store_dir}/part-fake.parquet'",
-        "COPY outside data/": f"copy (select 1) to '{root}/out.csv'",
-        "EXPORT DATABASE": f"export database '{root}/export'",
-        "EXPORT DATABASE into warehouse": f"export database '{wh}/export'",
-        "ATTACH": f"attach '{root}/other.duckdb' as other",
-        "INSTALL": "install httpfs",
-        "LOAD": "load httpfs",
-        "CREATE": "create table t as select 1 as a",
-        "INSERT": "insert into stg_judgments select * from stg_judgments",
-        "SET": "set enable_external_access = true",
-        "EXPLAIN ANALYZE COPY": f"explain analyze copy (select 1) to '{store_dir}/part-e.parquet'",
-        "second statement": f"select 1; copy (select 1) to '{root}/second.csv'",
-        "read_parquet outside": f"select count(*) from read_parquet('{outside}')",
-        "read_csv /etc/passwd": "select count(*) from read_csv('/etc/passwd')",
+    store_dir = settings.store_dir.resolve()
+    pl.DataFrame({"a": [1]}).write_parquet(root / "outside.parquet")
+    cases = refused(settings.store_dir, settings.warehouse_dir, root) | {
         "read_parquet in the store": f"select count(*) from read_parquet('{store_dir}/part-*')",
         "select from a view": "select count(*), max(score) from stg_judgments",
     }
@@ -107,9 +92,9 @@ def sql_door(settings: Settings, root: Path) -> None:
         written = sorted(str(p.relative_to(root)) for p in _files(root) - before)
         verdict = "allowed" if code == 0 else "refused"
         said = err.getvalue().strip().removeprefix("judgelab: ")
-        print(f"{what:31} exit {code} {verdict:8} files written: {written or 'none'}")
+        print(f"{what:35} exit {code} {verdict:8} files written: {written or 'none'}")
         if said:
-            print(f"{'':31} {said}")
+            print(f"{'':35} {said}")
 
 
 def planted_parts(settings: Settings, warnings: list[str]) -> None:

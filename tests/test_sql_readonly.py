@@ -12,6 +12,7 @@ import pytest
 
 from judgelab.cli import main
 from judgelab.settings import Settings
+from judgelab.testing.sql_door import refused
 from tasks import warehouse
 from tasks.judging import store
 
@@ -44,32 +45,11 @@ def _files(root: Path) -> dict[Path, int]:
     return {p: p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file()}
 
 
-def _writes(settings: Settings, out: Path) -> dict[str, str]:
-    store_dir, wh = settings.store_dir.resolve(), settings.warehouse_dir.resolve()
-    fake = "select * replace (99.0 as score, now() as created_at) from stg_judgments"
-    return {
-        "COPY into the store": f"copy ({fake}) to '{store_dir}/part-fake.parquet'",
-        "COPY outside data/": f"copy (select 1) to '{out}/out.csv'",
-        "EXPORT DATABASE": f"export database '{out}/export'",
-        "EXPORT DATABASE into the warehouse": f"export database '{wh}/export'",
-        "ATTACH": f"attach '{out}/other.duckdb' as other",
-        "INSTALL": "install httpfs",
-        "LOAD": "load httpfs",
-        "CREATE": "create table t as select 1 as a",
-        "INSERT": "insert into stg_judgments select * from stg_judgments",
-        "SET": "set enable_external_access = true",
-        "EXPLAIN ANALYZE COPY": f"explain analyze copy (select 1) to '{store_dir}/part-e.parquet'",
-        "a second statement": f"select 1; copy (select 1) to '{out}/second.csv'",
-        "read_parquet outside": f"select * from read_parquet('{out}/outside.parquet')",
-        "read_text outside": "select * from read_text('/etc/hostname')",
-    }
-
-
 def test_every_write_and_outside_read_is_refused_in_one_line(
     tmp_path: Path, published: Settings, capsys: pytest.CaptureFixture
 ) -> None:
     before = _files(tmp_path)
-    for what, sql in _writes(published, tmp_path).items():
+    for what, sql in refused(published.store_dir, published.warehouse_dir, tmp_path).items():
         assert main(["sql", sql]) == 2, what
         captured = capsys.readouterr()
         assert captured.out == "", what
