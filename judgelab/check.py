@@ -105,5 +105,5 @@ def check_data(study: Study, keep: bool = False) -> int | None:
         raise TableError("; ".join(line.strip() for line in str(exc).splitlines())) from None
     if frame is None:
         return None
-    ids = [c for c in ("id", "text_id", "pair_id", "item_id") if c in frame.columns]
+    ids = [c for c in ("id", "text_id") if c in frame.columns]  # loaders: "id"; tone: text_id
     return frame[ids[0]].n_unique() if ids else frame.height
