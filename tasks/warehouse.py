@@ -16,7 +16,7 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
-from judgelab import oserrors, tempfiles
+from judgelab import tempfiles
 from judgelab.names import confined
 from judgelab.settings import PROJECT_ROOT, Settings
 from schemas.dim_order import DimOrder
@@ -220,17 +220,14 @@ def _new_file(settings: Settings, copy: bool = False) -> Iterator[duckdb.DuckDBP
     the published file once the block ends; one publisher at a time (_publishing), OS errors
     naming the file, no temp file left on failure."""
     dest = settings.duckdb_path
-    tmp = tempfiles.temp_path(dest.parent, suffix=".duckdb")
-    try:
-        with _publishing(settings), oserrors.naming(dest):
+    with _publishing(settings), tempfiles.replacing(dest, suffix=".duckdb") as tmp:
+        try:
             if copy:
                 shutil.copyfile(dest, tmp)
             with duckdb.connect(str(tmp)) as con:
                 yield con
-            os.replace(tmp, dest)
-    finally:
-        tempfiles.discard(tmp)
-        tempfiles.discard(Path(f"{tmp}.wal"))
+        finally:
+            tempfiles.discard(Path(f"{tmp}.wal"))
 
 
 def start_run(settings: Settings) -> list[Path]:
