@@ -210,7 +210,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     import os
 
     if not os.environ.get("PREFECT_API_URL"):
-        lifecycle.writable_prefect_home()  # the temporary server's database: fail in a blink
+        # the temporary server's database: fail in a blink, before Prefect is imported (it
+        # warns about the folder) or its server restarts, again and again, for minutes
+        lifecycle.writable_prefect_home()
     lifecycle.guard_tree()  # our Prefect server and workers die with us, even on SIGKILL
     lifecycle.raise_on_signals()
     failures = []

@@ -153,7 +153,6 @@ def prefect_api() -> Iterator[Callable[[], str | None]]:
     if PREFECT_API_URL.value() or not PREFECT_SERVER_EPHEMERAL_ENABLED.value():
         yield PREFECT_API_URL.value
         return
-    writable_prefect_home()  # else the server fails to start, again and again, for minutes
     deadline = time.monotonic() + PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()
     port = free_port()
     proc, url = _start_server(port), f"http://127.0.0.1:{port}/api"
