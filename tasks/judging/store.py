@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from judgelab import oserrors, tempfiles
+from judgelab import tempfiles
 from schemas.judgments import Judgments
 from schemas.validate import validate
 from tasks.judging import journal, parts
@@ -79,16 +79,12 @@ def write_part(store_dir: Path, frame: pl.DataFrame, prefix: str | None = None) 
     store_dir.mkdir(parents=True, exist_ok=True)
     prefix = prefix or f"part-{datetime.now(UTC):%Y%m%dT%H%M%S%f}"
     name = f"{prefix}-{uuid.uuid4().hex[:8]}.parquet"
-    tmp = tempfiles.temp_path(store_dir, name)
-    try:
-        with oserrors.naming(store_dir / name):  # polars says only "(os error 28)"
-            frame.write_parquet(tmp)
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-            parts.record(store_dir, tmp, name)
-            os.replace(tmp, store_dir / name)
-    finally:  # a failed write (disk full) leaves no temp file
-        tempfiles.discard(tmp)
+    # a failed write (disk full) leaves no temp file, and its error names the part
+    with tempfiles.replacing(store_dir / name) as tmp:
+        frame.write_parquet(tmp)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        parts.record(store_dir, tmp, name)
     return store_dir / name
 
 
