@@ -287,11 +287,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _run_now(deployment_id: UUID) -> None:
     """A run of the deployment due now (`serve --every`: the first run, ahead of the
-    schedule's slots)."""
+    schedule's slots), named as scheduled runs are (a run made here keeps the name it is
+    created with: Prefect would give it a random one)."""
     from prefect.client.orchestration import get_client
 
+    from flows.names import name_for
+
     with get_client(sync_client=True) as client:
-        client.create_flow_run_from_deployment(deployment_id)
+        suite_file = client.read_deployment(deployment_id).parameters["suite_file"]
+        client.create_flow_run_from_deployment(deployment_id, name=name_for(suite_file))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -217,11 +217,16 @@ def writable_prefect_home() -> None:
     from pathlib import Path
 
     home = Path(os.environ.get("PREFECT_HOME") or "~/.prefect").expanduser()
+    # folders made for the probe are removed again: a run that stops in preflight (a broken
+    # embedded judge) leaves nothing behind; Prefect makes them when its server starts
+    made = [d for d in (home, *home.parents) if not d.exists()]
     try:
         home.mkdir(parents=True, exist_ok=True)
         probe = home / f".judgelab-probe-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
+        for folder in made:  # deepest first
+            folder.rmdir()
     except OSError as exc:
         err = OSError(exc.errno, f"cannot use PREFECT_HOME: {exc.strerror}", str(home))
         err.fix = (  # type: ignore[attr-defined]

@@ -18,11 +18,6 @@ PREFIX = ".tmp-"
 OWNER = re.compile(r"^\.tmp-(\d+)-")  # the pid of the process that writes it
 
 
-def temp_path(folder: Path, name: str = "", suffix: str = "") -> Path:
-    """A temp file name in `folder` that carries this process's id."""
-    return folder / f"{PREFIX}{os.getpid()}-{name or uuid.uuid4().hex}{suffix}"
-
-
 def discard(path: Path) -> None:
     """Remove a temp file if it is there; a failing unlink never hides the write's error."""
     with contextlib.suppress(OSError):
@@ -30,11 +25,12 @@ def discard(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def replacing(dest: Path, suffix: str = "") -> Iterator[Path]:
+def replacing(dest: Path) -> Iterator[Path]:
     """A temp path beside `dest` for the caller to write: renamed over `dest` when the block
     ends, removed when it raises. An OS error without a file name (polars says "… (os error
     28)") is raised again naming `dest`."""
-    tmp = temp_path(dest.parent, suffix=suffix)
+    # this process's id (see OWNER) and the target's name: a leftover says whose and what for
+    tmp = dest.parent / f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}-{dest.name}"
     try:
         with oserrors.naming(dest):
             yield tmp

@@ -220,7 +220,7 @@ def _new_file(settings: Settings, copy: bool = False) -> Iterator[duckdb.DuckDBP
     the published file once the block ends; one publisher at a time (_publishing), OS errors
     naming the file, no temp file left on failure."""
     dest = settings.duckdb_path
-    with _publishing(settings), tempfiles.replacing(dest, suffix=".duckdb") as tmp:
+    with _publishing(settings), tempfiles.replacing(dest) as tmp:
         try:
             if copy:
                 shutil.copyfile(dest, tmp)
