@@ -337,7 +337,9 @@ class Study(BaseModel):
     # ratings, verdicts, the tone test, A/B preferences (tasks/kinds.py)
     type: str = "rating"  # a study type of tasks/kinds.py
     task: str  # prompt folder under prompts/
-    benchmark: Literal["vader", "convabuse", "truthfulqa", "ukpconvarg1", "hhrlhf", "file"]
+    benchmark: Literal[
+        "vader", "convabuse", "truthfulqa", "ukpconvarg1", "hhrlhf", "llmbar", "file"
+    ]
     data: RatingFile | None = None  # rating study, benchmark = "file"
     qa_data: QaFile | None = None  # accuracy study, benchmark = "file"
     texts: TextFile | None = None  # tone study, benchmark = "file"

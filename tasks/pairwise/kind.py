@@ -15,8 +15,16 @@ KIND = Kind(
     flow="flows.pairwise_study:pairwise_study",
     reparse="tasks.pairwise.kind:reparse",
     main_view="tbl_pairwise_position",
-    artifact_views=("tbl_pairwise_position", "tbl_pairwise_agreement"),
-    report_views=("tbl_pairwise_position", "tbl_pairwise_agreement"),
+    artifact_views=(
+        "tbl_pairwise_position",
+        "tbl_pairwise_agreement",
+        "tbl_pairwise_order_accuracy",
+    ),
+    report_views=(
+        "tbl_pairwise_position",
+        "tbl_pairwise_agreement",
+        "tbl_pairwise_order_accuracy",
+    ),
     metric_source="pairwise_position",
     report="tasks.pairwise.report",
     data_table="pairs",
@@ -27,11 +35,11 @@ KIND = Kind(
         "a position bias grows with its pairs (the sign test counts pairs, not calls)"
     ),
 )
-BENCHMARKS = ("hhrlhf", "file")
+BENCHMARKS = ("hhrlhf", "llmbar", "file")
 
 
 def check(study: Study) -> None:
-    """A pairwise study asks for a winner on pairs (HH-RLHF or a user's file); no baselines
+    """A pairwise study asks for a winner on pairs (HH-RLHF, LLMBar or a user's file); no baselines
     (a rewriter and a canary are refused for every type without one)."""
     if study.benchmark not in BENCHMARKS:
         raise ValueError(

@@ -16,13 +16,14 @@ from tasks.judging import store
 from tasks.judging.cache import call_counts
 from tasks.judging.scales import load_scales
 from tasks.pairwise import analysis
+from tasks.pairwise.order_accuracy import order_accuracy_table
 from tasks.pairwise.plan import build_plan
 from tasks.plan import sample_items
 
 
 def pairs_table(study: Study, settings: Settings) -> pl.DataFrame:
-    """The study's sampled pairs: a user's file, or HH-RLHF fetched (checksum-verified) from
-    data/raw, the mirror or its origin; seeded, stratified by domain."""
+    """The study's sampled pairs: a user's file, or a built-in set (HH-RLHF, LLMBar) fetched
+    (checksum-verified) from data/raw, the mirror or its origin; seeded, stratified by domain."""
     if study.pairs is not None:
         frame = pairfile.load(study.pairs)
     else:
@@ -53,7 +54,8 @@ def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int
 
 @task(name="pairwise-analysis")
 def analysis_stage(study: Study, settings: Settings) -> int:
-    """Stored answers → `pairwise_verdicts`, then `pairwise_position` and `pairwise_agreement`."""
+    """Stored answers → `pairwise_verdicts`, then `pairwise_position`, `pairwise_agreement` and
+    `pairwise_order_accuracy`."""
     a = study.analysis
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
     judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
@@ -63,6 +65,7 @@ def analysis_stage(study: Study, settings: Settings) -> int:
         "pairwise_verdicts": verdicts,
         "pairwise_position": analysis.position_table(verdicts, n_boot=a.bootstrap, seed=a.seed),
         "pairwise_agreement": analysis.agreement_table(verdicts),
+        "pairwise_order_accuracy": order_accuracy_table(verdicts),
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)

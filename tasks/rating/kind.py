@@ -47,7 +47,7 @@ KIND = Kind(
 
 def check(study: Study) -> None:
     """A rating study rates texts on numeric scales; a judge's effort is part of the judge."""
-    if study.benchmark in ("truthfulqa", "ukpconvarg1", "hhrlhf"):
+    if study.benchmark in ("truthfulqa", "ukpconvarg1", "hhrlhf", "llmbar"):
         raise ValueError(f"benchmark {study.benchmark!r} is not a rating benchmark")
     from tasks.judging.scales import load_scales
 
