@@ -139,3 +139,23 @@ def test_the_rule_covers_the_authors_other_branches() -> None:
     assert ours.filter(shown_first="a")["winner"].to_list() == ["a", "b", "tie", None]
     got = lv.authors_rating_rule(ours).sort("pair_id", "shown_first")["winner"].to_list()
     assert got == [{"1": "a", "2": "b"}[w] for pair in authors for w in pair]
+
+
+def test_the_view_shows_the_papers_percentages(imported: dict, settings: Settings) -> None:
+    """tbl_pairwise_order_accuracy on two imported designs prints what statistics.json says
+    (GPT-4/Vanilla: 95.0, 96.0, 95.5, 93.0, 95.0; PaLM2/Vanilla_NoRules: 77.0, 87.0, 82.0,
+    74.0, 84.0, with 3 items failed in both orders)."""
+    from tasks import warehouse
+
+    verdicts = pl.concat([imported[j][1] for j in ("GPT-4/Vanilla", "PaLM2/Vanilla_NoRules")])
+    warehouse.write_table(settings, order_accuracy_table(verdicts), "pairwise_order_accuracy", "s")
+    warehouse.publish_views(settings)
+    columns = "correct_ab_pct, correct_ba_pct, correct_average_pct, correct_both_pct, equal_pct"
+    got = warehouse.query(
+        settings,
+        f"select judge, {columns}, n_none_both, n_failed from tbl_pairwise_order_accuracy",
+    )
+    assert got.rows() == [
+        ("GPT-4/Vanilla", 95.0, 96.0, 95.5, 93.0, 95.0, 0, 0),
+        ("PaLM2/Vanilla_NoRules", 77.0, 87.0, 82.0, 74.0, 84.0, 3, 6),
+    ]
