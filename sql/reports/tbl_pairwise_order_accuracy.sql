@@ -18,7 +18,8 @@
 -- them: higher score wins, equal scores tie in both orders, a non-integer score fails both.
 -- The paper's files break those by position instead: a tie goes to the answer shown second
 -- (swap = False names output 2, swap = True output 1), a failed score to the answer shown
--- first, so their correct and equal counts differ from these exactly by those units.
+-- first; nothing else differs (on LLMBar Natural every difference is such a tie, 6 to 47
+-- units per Rating strategy, and no score failed: tests/pairwise/test_llmbar_reproduction.py).
 create or replace view tbl_pairwise_order_accuracy as
 select study,
        judge,
