@@ -343,7 +343,10 @@ def reparse_stage(
     plan = pl.concat(
         warehouse.read_table(settings, "plan", p, ["key", "scale"]) for p in parts or [study.name]
     ).unique("key")
+    # imported answers are re-read from their files by the import stage, not re-parsed here
+    # (a labelled answer's raw text is the judge's own, not what the scale's parser reads)
     rows = store.latest_rows(settings.store_dir).join(plan, on="key")
+    rows = rows.filter(pl.col("source") == "call")
     changed = reparse(rows, load_scales())
     if not changed.is_empty():
         stamp = datetime.now(UTC)

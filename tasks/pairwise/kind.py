@@ -22,6 +22,7 @@ KIND = Kind(
     data_table="pairs",
     checks="tasks.pairwise.kind:check",
     stages="tasks.pairwise.kind",
+    imports="tasks.pairwise.imports",
     power_note=(
         "the power planner covers rating and accuracy studies; a pairwise study's power to find "
         "a position bias grows with its pairs (the sign test counts pairs, not calls)"
