@@ -378,6 +378,9 @@ def record_run(
     (`metric_history`): the two tables behind `tbl_runs` and `tbl_changes`."""
     finished = datetime.now(UTC)
     judges = [j.name for j in study.judges] + ([study.rewriter.name] if study.rewriter else [])
+    if study.imports:  # imported judges are named by their files: the plan has them
+        planned = warehouse.read_table(settings, "plan", study.name, ["judge"])["judge"]
+        judges += [j for j in planned.unique(maintain_order=True) if j not in judges]
     part = f"{study.name}-{finished:%Y%m%dT%H%M%S%f}"
     ledger = runs.run_rows(study.name, study.type, run_id, started_at, finished, judges, made)
     warehouse.write_table(settings, ledger, "runs", part)
