@@ -14,7 +14,6 @@ import polars as pl
 from tasks.imports.mapping import fail
 from tasks.judging.parse import OK, parse_score
 from tasks.judging.scales import Scale
-from tasks.pairwise.analysis import POSITIONS
 from tasks.pairwise.plan import ORDERS
 
 if TYPE_CHECKING:
@@ -53,14 +52,16 @@ def plan_answers(rows: pl.DataFrame, scale: Scale) -> pl.DataFrame:
             bad["_answer_field"][0],
             f"answer {bad['answer'][0]!r} is not a, b or tie (map the file's values with labels)",
         )
-    # answer a is at position A when shown first ("ab"), at B otherwise
+    # answer a is at position A when shown first ("ab"), at B otherwise; category i of the
+    # winner scale (A, B, tie) is stored as score i, as analysis.POSITIONS reads it
+    positions = [c.upper() for c in scale.categories]
     first = pl.col("answer") == pl.when(order == "ab").then(pl.lit("a")).otherwise(pl.lit("b"))
     position = (
         pl.when(pl.col("answer") == "tie")
-        .then(POSITIONS.index("tie"))
+        .then(positions.index("TIE"))
         .when(first)
-        .then(POSITIONS.index("A"))
-        .otherwise(POSITIONS.index("B"))
+        .then(positions.index("A"))
+        .otherwise(positions.index("B"))
     )
     parsed = (
         [
