@@ -4,13 +4,15 @@ the plan stage (a file is read once per process and version: read.read_fields)."
 
 from __future__ import annotations
 
+import hashlib
+
 import polars as pl
 
 from judgelab.names import check_name
 from judgelab.settings import Settings
 from judgelab.study import Study
 from tasks.imports import mapping, read
-from tasks.judging.keys import import_key
+from tasks.judging.keys import canonical_json
 from tasks.judging.scales import load_scales
 from tasks.kinds import kind
 
@@ -36,8 +38,24 @@ def imported(study: Study, settings: Settings, items: set[str] | None) -> pl.Dat
     rows = pl.concat(frames)
     mapping.check_rows(rows, items, {j.name for j in study.judges})
     _check_names(rows)
-    keys = [import_key(*r) for r in rows.select(KEY_PARTS).iter_rows()]
-    return mapping.check_duplicates(rows.with_columns(pl.Series("key", keys, dtype=pl.String)))
+    return mapping.check_duplicates(rows.with_columns(keys(rows)))
+
+
+def keys(rows: pl.DataFrame) -> pl.Series:
+    """keys.import_key of every row, its canonical JSON joined from each column's distinct
+    values encoded once (100,000 rows: 9 s as one import_key per row, 0.2 s so)."""
+    pieces = [pl.lit('["import"')]
+    for column in KEY_PARTS:
+        if column == "repeat":
+            pieces += [pl.lit(","), pl.col(column).cast(pl.String)]
+            continue
+        distinct = rows[column].unique().to_list()
+        encoded = {v: canonical_json(v) for v in distinct}
+        pieces += [pl.lit(","), pl.col(column).replace_strict(encoded, return_dtype=pl.String)]
+    texts = rows.select(pl.concat_str([*pieces, pl.lit("]")]))[:, 0]
+    return pl.Series(
+        "key", [hashlib.sha256(t.encode()).hexdigest() for t in texts], dtype=pl.String
+    )
 
 
 def _check_names(rows: pl.DataFrame) -> None:

@@ -122,6 +122,10 @@ def dimension(frame: pl.DataFrame, dim: Dimension, f: ImportFile, name: str) -> 
     return _pick(frame, dim, name)
 
 
+def _expr(value: pl.Series | pl.Expr) -> pl.Expr:
+    return value if isinstance(value, pl.Expr) else pl.lit(value)
+
+
 def map_file(
     spec: Import, scale: str, f: ImportFile, sha: str, frame: pl.DataFrame
 ) -> pl.DataFrame:
@@ -146,35 +150,25 @@ def map_file(
             value, where = _compare(frame, answer), " vs ".join(answer.compare)
         else:
             value, where = _pick(frame, answer, "answer"), answer.field
-        raw = (
-            value
-            if answer.parse
-            else _pick(frame, row.raw, "raw")
-            if row.raw is not None
-            else pl.Series([None] * frame.height, dtype=pl.String)
-        )
-        order = (
-            pl.Series([None] * frame.height, dtype=pl.String)
-            if row.order is None
-            else dimension(frame, row.order, f, "order")
-        )
+        none = pl.lit(None, pl.String)
+        raw = value if answer.parse else none if row.raw is None else _pick(frame, row.raw, "raw")
+        order = none if row.order is None else dimension(frame, row.order, f, "order")
         out.append(
-            pl.DataFrame(
-                {
-                    **{k: v for k, v in common.items() if k != "repeat"},
-                    "order": order,
-                    "repeat": repeat,
-                    "scale": [scale] * frame.height,
-                    "answer": value,
-                    "parsed": [answer.parse] * frame.height,
-                    "raw": raw,
-                    "source_sha256": [sha] * frame.height,
-                    "source_row": frame[ROW].cast(pl.Int64),
-                    FILE: frame[FILE],
-                    "_answer_field": [where] * frame.height,
-                    "_order_field": [row.order.field if isinstance(row.order, Pick) else "order"]
-                    * frame.height,
-                },
+            frame.select(
+                *(pl.lit(common[k]).alias(k) for k in ("judge", "model", "prompt_level", "item")),
+                _expr(order).alias("order"),
+                pl.lit(repeat).alias("repeat"),
+                pl.lit(scale).alias("scale"),
+                pl.lit(value).alias("answer"),
+                pl.lit(answer.parse).alias("parsed"),
+                _expr(raw).alias("raw"),
+                pl.lit(sha).alias("source_sha256"),
+                pl.col(ROW).cast(pl.Int64).alias("source_row"),
+                FILE,
+                pl.lit(where).alias("_answer_field"),
+                pl.lit(row.order.field if isinstance(row.order, Pick) else "order").alias(
+                    "_order_field"
+                ),
             )
         )
     return pl.concat(out).select(COLUMNS)
@@ -199,8 +193,11 @@ def check_rows(rows: pl.DataFrame, items: set[str] | None, live: set[str]) -> No
 
 def check_duplicates(rows: pl.DataFrame) -> pl.DataFrame:
     """One answer per key: identical duplicates kept once, different answers stop the load."""
-    answers = ["status", "score", "raw"]  # the answer as stored
-    conflict = rows.filter(pl.struct(answers).n_unique().over("key") > 1).sort("key", "source_row")
+    if rows["key"].n_unique() == rows.height:
+        return rows
+    answers = ["key", "status", "score", "raw"]  # the answer as stored
+    distinct = rows.unique(answers, keep="first", maintain_order=True)
+    conflict = distinct.filter(pl.col("key").is_duplicated()).sort("key", "source_row")
     if conflict.height:
         first = conflict.row(0, named=True)
         other = conflict.filter(pl.col("key") == first["key"]).row(1, named=True)

@@ -85,6 +85,7 @@ def import_key(
     so importing the same file again is a no-op and an edited row is the same key with a
     new answer (tasks/imports/)."""
     material = ["import", judge, model, prompt_level, scale, item_id, int(repeat)]
+    # tasks/imports/load.keys builds the same text for a whole frame at once
     return hashlib.sha256(canonical_json(material).encode()).hexdigest()
 
 

@@ -81,7 +81,7 @@ CASES = {
 @pytest.fixture(scope="module", autouse=True)
 def warm() -> None:
     """Modules loaded once (pandera, the loaders): the 2 s are the check's, not imports'."""
-    import tasks.benchmarks.pairfile  # noqa: F401
+    import tasks.benchmarks.pairfile
     import tasks.pairwise.imports  # noqa: F401
 
 
@@ -233,3 +233,20 @@ def test_store_parts_written_before_imports_read_as_calls(tmp_path: Path) -> Non
     frame = pl.scan_parquet([part], schema=store.SCHEMA, missing_columns="insert")
     read = store.with_source(frame).collect()
     assert read.select("source", "source_sha256", "source_row").row(0) == ("call", None, None)
+
+
+def test_keys_of_a_frame_are_import_keys_row_by_row() -> None:
+    from tasks.imports.load import KEY_PARTS, keys
+    from tasks.judging.keys import import_key
+
+    rows = pl.DataFrame(
+        {
+            "judge": ["gpt", "gpt", "ü"],
+            "model": ["v/gpt", "v/gpt", 'a"b'],
+            "prompt_level": ["plain", "strict", "plain"],
+            "scale": ["winner"] * 3,
+            "item_id": ["pairs:1#ab", "pairs:1#ab", "x\\y#ba"],
+            "repeat": [0, 2, 1],
+        }
+    )
+    assert keys(rows).to_list() == [import_key(*r) for r in rows.select(KEY_PARTS).iter_rows()]
