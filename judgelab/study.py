@@ -256,11 +256,14 @@ Dimension = str | Pick  # a string is a template over the path pattern's {names}
 class ImportRow(BaseModel):
     """One row an imported record yields: its order and its answer."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    order: Dimension | None = None  # pairwise: "ab" (answer a shown first) or "ba"
+    order: Dimension | None = None
+    """Pairwise: `ab` (answer a shown first) or `ba`, for this row of the record."""
     answer: Pick
-    raw: Pick | None = None  # the judge's own text, kept with the answer (parse: the answer)
+    """This row's verdict (a field table)."""
+    raw: Pick | None = None
+    """The judge's own text, kept with a labelled answer (stored as `raw`)."""
 
 
 class Import(BaseModel):
@@ -278,15 +281,24 @@ class Import(BaseModel):
     records: str | None = None
     """JSON only: the path to the list of records in the document (default: the document)."""
     judge: Dimension
+    """The imported judge's name: a constant, a template (`"{judge}"` from the pattern), or a
+    table `{ field = … }`; never a live judge's name."""
     model: Dimension
+    """The model behind the judge (only a label here: nothing is called)."""
     prompt_level: Dimension
+    """The judge's prompt or strategy (e.g. LLMBar's `Vanilla`, `Rating`)."""
     item: Dimension
-    """The study's item (pairwise: the pair id) each record judges."""
+    """The study's item (pairwise: the pair id) each record judges; `{index}` is the
+    record's 0-based index in its file (`"llmbar:natural:{index}"`)."""
     repeat: Dimension = "0"
+    """Which repeat of the call the record is (0, 1, …)."""
     scale: str | None = None
     """Default: the study's only scale."""
     order: Dimension | None = None
+    """Pairwise: `ab` (answer a shown first) or `ba`; a field's values mapped by labels."""
     answer: Pick | None = None
+    """The verdict: a field through labels (`a`, `b`, `tie`), compared fields, or raw text
+    (`parse = true`)."""
     raw: Pick | None = None
     """The judge's own text, kept with a labelled answer (stored as `raw`)."""
     rows: list[ImportRow] | None = None

@@ -75,7 +75,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 def _source_files(files: str, settings: Settings) -> list[tuple[Path, str]]:
     """`<source>:<glob>` → the manifest's files of that source matching the glob, fetched."""
     name, _, pattern = files.partition(":")
-    catalog = sources.load_manifest()
+    catalog = sources.load_manifest(sources.MANIFEST)
     if name not in catalog:
         raise TableError(
             f"{files}: unknown source {name!r}; known: {', '.join(sorted(catalog))} "

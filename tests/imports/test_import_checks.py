@@ -250,3 +250,41 @@ def test_keys_of_a_frame_are_import_keys_row_by_row() -> None:
         }
     )
     assert keys(rows).to_list() == [import_key(*r) for r in rows.select(KEY_PARTS).iter_rows()]
+
+
+def test_llmbar_results_from_a_source_are_fetched_verified_and_mapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`llmbar:<glob>` names files of a data/sources.toml source (here a manifest of two of
+    LLMBar's result files in the dataset mirror), fetched checksum-verified into data/raw."""
+    import hashlib
+
+    from conftest import mirror_dir
+
+    from tasks import sources
+
+    folder = "Dataset/LLMBar/Natural/evaluators/GPT-4"
+    entries = []
+    for strategy in ("Vanilla", "Rating"):
+        mirror_path = f"{folder}/{strategy}/result.json"
+        data = (mirror_dir() / "llmbar" / mirror_path).read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        entries.append(
+            f'[[sources.llmbar.files]]\nmirror_path = "{mirror_path}"\nurl = "https://example.invalid"\n'
+            f'sha256 = "{sha}"\n'
+        )
+    manifest = tmp_path / "sources.toml"
+    manifest.write_text('[sources.llmbar]\nloader = "x"\n' + "".join(entries))
+    monkeypatch.setattr(sources, "MANIFEST", manifest)
+    study_file = write_study(tmp_path / "study")
+    text = LLMBAR.replace(
+        '"evaluators/*/Vanilla/result.json"', f'"llmbar:{folder}/Vanilla/result.json"'
+    )
+    text = text.replace('"evaluators/*/Rating/result.json"', f'"llmbar:{folder}/Rat*/result.json"')
+    study_file.write_text(STUDY[: STUDY.index("[[imports]]")] + text)
+    settings = Settings(data_dir=tmp_path / "data", data_mirror=mirror_dir())
+    rows = imported(load_study(study_file), settings, None)
+    assert rows.height == 2 * 100 * 2  # strategies × records × orders
+    assert set(rows["prompt_level"]) == {"Vanilla", "Rating"} and set(rows["judge"]) == {"GPT-4"}
+    assert rows["status"].unique().to_list() == ["ok"]
+    assert (settings.raw_dir / "llmbar" / folder / "Vanilla" / "result.json").is_file()
