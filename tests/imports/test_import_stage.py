@@ -99,3 +99,15 @@ def test_reimport_writes_nothing_an_edit_one_row_a_removal_leaves_the_analysis(
     assert counts["claude"]["planned"] == 3 and verdicts.height == 9
     claude = verdicts.filter((pl.col("judge") == "claude") & (pl.col("prompt_level") == "plain"))
     assert claude["shown_first"].to_list() == ["a"]
+
+
+def test_reparse_leaves_imported_answers_alone(setup: tuple) -> None:
+    """A labelled answer's raw text is the judge's own (or none), not what the scale's parser
+    reads: reparse would turn every imported verdict unparseable."""
+    from tasks import stages as shared
+
+    study_file, settings = setup
+    run(study_file, settings)
+    result = shared.reparse_stage.fn(load_study(study_file), settings)
+    assert result == {"checked": 0, "changed": 0}
+    assert set(store.latest_rows(settings.store_dir)["status"]) == {"ok"}
