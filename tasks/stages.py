@@ -343,7 +343,10 @@ def reparse_stage(
     plan = pl.concat(
         warehouse.read_table(settings, "plan", p, ["key", "scale"]) for p in parts or [study.name]
     ).unique("key")
+    # imported answers are re-read from their files by the import stage, not re-parsed here
+    # (a labelled answer's raw text is the judge's own, not what the scale's parser reads)
     rows = store.latest_rows(settings.store_dir).join(plan, on="key")
+    rows = rows.filter(pl.col("source") == "call")
     changed = reparse(rows, load_scales())
     if not changed.is_empty():
         stamp = datetime.now(UTC)
@@ -375,6 +378,9 @@ def record_run(
     (`metric_history`): the two tables behind `tbl_runs` and `tbl_changes`."""
     finished = datetime.now(UTC)
     judges = [j.name for j in study.judges] + ([study.rewriter.name] if study.rewriter else [])
+    if study.imports:  # imported judges are named by their files: the plan has them
+        planned = warehouse.read_table(settings, "plan", study.name, ["judge"])["judge"]
+        judges += [j for j in planned.unique(maintain_order=True) if j not in judges]
     part = f"{study.name}-{finished:%Y%m%dT%H%M%S%f}"
     ledger = runs.run_rows(study.name, study.type, run_id, started_at, finished, judges, made)
     warehouse.write_table(settings, ledger, "runs", part)

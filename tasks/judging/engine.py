@@ -301,6 +301,7 @@ class Engine:
             "cost_usd": cost if answers and cost else None,
             "run_id": self.run_id,
             "created_at": datetime.now(UTC),
+            "source": "call",
         }
 
     async def run(

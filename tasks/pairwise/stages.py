@@ -12,6 +12,7 @@ from schemas.plan import DESIGN_COLUMNS
 from schemas.validate import validate
 from tasks import benchmarks, stages, warehouse
 from tasks.benchmarks import hhrlhf, pairfile
+from tasks.imports import stage as imports
 from tasks.judging import store
 from tasks.judging.cache import call_counts
 from tasks.judging.scales import load_scales
@@ -42,10 +43,11 @@ def load_pairs(study: Study, settings: Settings) -> int:
 
 @task(name="plan")
 def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int]], list[str]]:
-    """Every pair in both orders → `plan`; planned / stored / missing calls per judge and the
-    endpoint notes, as the other study types' plan stage."""
+    """Every pair in both orders, and the imported judgments (tasks/imports/) → `plan`;
+    planned / stored / missing calls per judge and the endpoint notes, as the other study
+    types' plan stage."""
     pairs = warehouse.read_table(settings, "pairs", study.items_part)
-    plan = build_plan(study, pairs, load_scales())
+    plan = pl.concat([build_plan(study, pairs, load_scales()), imports.plan_rows(study, settings)])
     warehouse.write_table(settings, plan, "plan", study.name)
     store.ensure_store(settings.store_dir)
     notes = stages.endpoint_notes(study, settings, plan)
