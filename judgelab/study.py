@@ -235,6 +235,10 @@ class Pick(BaseModel):
     """Answer only: two numeric fields; the first larger means `a`, smaller `b`, equal `tie`."""
     parse: bool = False
     """Answer only: the field holds the judge's raw text, read by the scale's parser."""
+    missing: Literal["error", "unparseable"] = "error"
+    """A record without a value (or, compared, without a number): stop the load, or (answer
+    only) an answer nobody could read, stored as `unparseable` with its raw text and counted as
+    a failed call, never a winner (LLMBar's `winner: null`)."""
 
     @model_validator(mode="after")
     def one_source(self) -> Pick:
@@ -245,6 +249,11 @@ class Pick(BaseModel):
             raise ValueError(f"compare takes two fields, got {len(self.compare)}")
         if self.parse and (self.labels is not None or self.compare is not None):
             raise ValueError("parse = true reads raw text; it takes no labels and no compare")
+        if self.missing == "unparseable" and self.parse:
+            raise ValueError(
+                'missing = "unparseable" is for labels and compare; parse = true '
+                "already stores text the parser cannot read as unparseable"
+            )
         if "{}" not in self.format:
             raise ValueError(f"format {self.format!r} has no {{}} for the value")
         return self

@@ -6,7 +6,7 @@ answer b, so the label is the human's choice as it stands (no coin: the upstream
 one the authors' verdicts and statistics refer to). Ids are `llmbar:natural:<0-based index>`.
 
 Beside it, `evaluators/<evaluator>/<strategy>/` holds the authors' LLM-judge verdicts
-(`result.json`, read by tasks/benchmarks/llmbar_verdicts.py) and their summary
+(`result.json`, imported by studies/llmbar.toml) and their summary
 (`statistics.json`, read here by `published`). Nothing here prints or logs a text.
 """
 

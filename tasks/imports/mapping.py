@@ -82,10 +82,10 @@ def _pick(frame: pl.DataFrame, pick: Pick, name: str) -> pl.Series:
     with a value its labels do not list, stops the load."""
     value = pl.col(pick.field)
     missing = frame.filter(value.is_null())
-    if missing.height:
+    if missing.height and pick.missing == "error":
         fail(missing, pick.field, f"no value (imports.{name}); every record needs one")
     if pick.labels is not None:
-        unknown = frame.filter(~value.is_in(list(pick.labels)))
+        unknown = frame.filter(value.is_not_null() & ~value.is_in(list(pick.labels)))
         if unknown.height:
             found = unknown[pick.field][0]
             fail(
@@ -93,7 +93,7 @@ def _pick(frame: pl.DataFrame, pick: Pick, name: str) -> pl.Series:
                 pick.field,
                 f"{found!r} is not a label of imports.{name} ({', '.join(pick.labels)})",
             )
-        value = value.replace_strict(pick.labels, return_dtype=pl.String)
+        value = value.replace_strict(pick.labels, default=None, return_dtype=pl.String)
     before, _, after = pick.format.partition("{}")
     return _column(frame, pl.concat_str(pl.lit(before), value, pl.lit(after)))
 
@@ -105,7 +105,7 @@ def _compare(frame: pl.DataFrame, pick: Pick) -> pl.Series:
     for field in (first, second):
         number = pl.col(field).str.strip_chars().cast(pl.Float64, strict=False)
         bad = frame.filter(number.is_null())
-        if bad.height:
+        if bad.height and pick.missing == "error":
             shown = bad[field][0]
             fail(bad, field, f"{shown!r} is not a number (imports answer.compare)")
         numbers.append(number)

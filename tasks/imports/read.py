@@ -67,9 +67,20 @@ def files(spec: Import, settings: Settings) -> list[ImportFile]:
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A glob over `/`-separated paths: `*` and `?` stay inside one path part."""
-    out = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in pattern)
-    return re.compile(out + "$")
+    """A glob over `/`-separated paths: `*`, `?` and `[…]` / `[!…]` stay inside one path part
+    (`evaluators/*/[!R]*/result.json`: every strategy folder not starting with R)."""
+    out, pos = [], 0
+    for m in re.finditer(r"\*|\?|\[(!?)([^\]/]+)\]", pattern):
+        out.append(re.escape(pattern[pos : m.start()]))
+        if m[0] == "*":
+            out.append("[^/]*")
+        elif m[0] == "?":
+            out.append("[^/]")
+        else:
+            out.append(f"[{'^/' if m[1] else ''}{re.escape(m[2])}]")
+        pos = m.end()
+    out.append(re.escape(pattern[pos:]))
+    return re.compile("".join(out) + "$")
 
 
 def _source_files(files: str, settings: Settings) -> list[tuple[Path, str]]:

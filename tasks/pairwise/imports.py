@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from tasks.imports.mapping import fail
-from tasks.judging.parse import OK, parse_score
+from tasks.judging.parse import OK, UNPARSEABLE, parse_score
 from tasks.judging.scales import Scale
 from tasks.pairwise.plan import ORDERS
 
@@ -45,7 +45,9 @@ def plan_answers(rows: pl.DataFrame, scale: Scale) -> pl.DataFrame:
             "(map the file's values with labels)",
         )
     labelled = ~pl.col("parsed")
-    bad = rows.filter(labelled & ~pl.col("answer").is_in(WINNERS))
+    # a labelled answer without a value was declared missing = "unparsed": a failed call
+    unread = labelled & pl.col("answer").is_null()
+    bad = rows.filter(labelled & pl.col("answer").is_not_null() & ~pl.col("answer").is_in(WINNERS))
     if bad.height:
         fail(
             bad,
@@ -74,8 +76,13 @@ def plan_answers(rows: pl.DataFrame, scale: Scale) -> pl.DataFrame:
     return rows.with_columns(
         # plan.item_id(pair_id, order), for every row at once
         pl.concat_str(pl.col("item"), pl.lit("#"), order).alias("item_id"),
-        pl.Series("status", [s for s, _ in parsed], dtype=pl.String),
-        pl.when(labelled)
+        pl.when(unread)
+        .then(pl.lit(UNPARSEABLE))
+        .otherwise(pl.Series([s for s, _ in parsed], dtype=pl.String))
+        .alias("status"),
+        pl.when(unread)
+        .then(None)
+        .when(labelled)
         .then(position.cast(pl.Float64))
         .otherwise(pl.Series([v for _, v in parsed], dtype=pl.Float64))
         .alias("score"),

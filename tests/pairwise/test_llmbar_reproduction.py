@@ -1,8 +1,10 @@
-"""LLMBar's published table, reproduced: for every Natural evaluator × strategy, the authors'
-stored verdicts imported as `pairwise_verdicts` give, through pairwise_order_accuracy, exactly
-the counts of their statistics.json and its κ values to 1e-9. The Rating strategies imported
-the judgelab way (scores compared, equal scores a tie) differ from the stored winners only by
-the authors' tie-break: a tie goes to the answer shown second. No text is printed."""
+"""LLMBar's published table, reproduced: studies/llmbar.toml imports every Natural evaluator ×
+strategy through the `[[imports]]` mapping and the pairwise stages (0 calls), and
+pairwise_order_accuracy gives exactly the counts of the authors' statistics.json and its κ
+values to 1e-9. The import equals the test's own reading of result.json (llmbar_oracle). The
+Rating strategies imported the judgelab way (scores compared, equal scores a tie) differ from
+the stored winners only by the authors' tie-break: a tie goes to the answer shown second. No
+text is printed."""
 
 from __future__ import annotations
 
@@ -11,9 +13,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgelab.settings import Settings
+import llmbar_oracle as lv
+from judgelab.settings import PROJECT_ROOT, Settings
+from judgelab.study import load_study
+from tasks import warehouse
 from tasks.benchmarks import llmbar
-from tasks.benchmarks import llmbar_verdicts as lv
+from tasks.imports.stage import import_stage
+from tasks.pairwise import stages
 from tasks.pairwise.order_accuracy import order_accuracy_table
 from tasks.sources import fetch
 
@@ -26,27 +32,68 @@ RATING_TIES |= {"GPT-4/Rating_NoRules": 12, "GPT-4/Rating_Reference": 6}
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def study_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     from conftest import mirror_dir
 
-    settings = Settings(data_dir=tmp_path_factory.mktemp("llmbar"), data_mirror=mirror_dir())
-    return fetch([llmbar.BENCHMARK], settings)
+    return Settings(data_dir=tmp_path_factory.mktemp("llmbar"), data_mirror=mirror_dir())
 
 
 @pytest.fixture(scope="module")
-def imported(files: list[Path]) -> dict[str, tuple[list[dict], pl.DataFrame]]:
-    """Per `evaluator/strategy`: its result.json records and their stored verdicts."""
-    pairs = llmbar.from_files(files, Settings(), None)
+def files(study_settings: Settings) -> list[Path]:
+    return fetch([llmbar.BENCHMARK], study_settings)
+
+
+@pytest.fixture(scope="module")
+def run(study_settings: Settings) -> dict[str, int]:
+    """studies/llmbar.toml's stages up to the analysis, as `judgelab run` calls them."""
+    study = load_study(PROJECT_ROOT / "studies" / "llmbar.toml")
+    stages.load_pairs.fn(study, study_settings)
+    stages.make_plan.fn(study, study_settings)
+    written = import_stage.fn(study, study_settings, "test")
+    again = import_stage.fn(study, study_settings, "test-again")
+    counts, _ = stages.make_plan.fn(study, study_settings)  # what the judge stage would call
+    stages.analysis_stage.fn(study, study_settings)
+    return {"missing": sum(c["missing"] for c in counts.values()), "written": written} | {
+        "again": again
+    }
+
+
+@pytest.fixture(scope="module")
+def imported(
+    files: list[Path], run: dict, study_settings: Settings
+) -> dict[str, tuple[list[dict], pl.DataFrame]]:
+    """Per `evaluator/strategy`: its result.json records and the study's pairwise_verdicts
+    (judge as `evaluator/strategy`, model the evaluator, as the oracle names them)."""
+    table = warehouse.read_table(study_settings, "pairwise_verdicts", "llmbar")
+    table = table.with_columns(
+        pl.concat_str("judge", pl.lit("/"), "prompt_level").alias("judge"),
+        pl.col("judge").alias("model"),
+    )
     out = {}
     for evaluator, strategy, path in llmbar.evaluator_files(files).iter_rows():
-        records = llmbar.read_json(Path(path))
-        design = lv.design("llmbar", evaluator, strategy)
-        out[design["judge"]] = (records, lv.verdicts(lv.stored_winners(records), pairs, design))
+        judge = f"{evaluator}/{strategy}"
+        out[judge] = (llmbar.read_json(Path(path)), table.filter(pl.col("judge") == judge))
     return out
 
 
+def test_the_import_makes_no_call_and_is_idempotent(run: dict) -> None:
+    assert run == {"missing": 0, "written": 13_000, "again": 0}  # 65 designs × 100 × 2
+
+
+def test_the_import_equals_the_oracles_reading(files: list[Path], imported: dict) -> None:
+    pairs = llmbar.from_files(files, Settings(), None)
+    keys = ["pair_id", "shown_first"]
+    for judge, (records, got) in imported.items():
+        read = lv.score_winners(records) if lv.is_rating(records) else lv.stored_winners(records)
+        want = lv.verdicts(read, pairs, lv.design("llmbar", *judge.split("/")))
+        columns = [*keys, "status", "position", "winner", "preferred"]
+        assert got.select(columns).sort(keys).equals(want.select(columns).sort(keys)), judge
+
+
 def test_every_published_count_and_kappa_is_reproduced(files: list[Path], imported: dict) -> None:
-    verdicts = pl.concat([v for _, v in imported.values()])
+    verdicts = pl.concat(
+        [lv.authors_rating_rule(v) if lv.is_rating(r) else v for r, v in imported.values()]
+    )
     got = order_accuracy_table(verdicts).select(
         pl.col("model").alias("evaluator"),
         pl.col("prompt_level").alias("strategy"),
@@ -75,8 +122,10 @@ def test_the_authors_read_the_last_round(imported: dict) -> None:
     first = [r["results"][0]["swap = False"]["winner"] for r in records]
     last = [r["results"][-1]["swap = False"]["winner"] for r in records]
     assert first != last
-    stored = verdicts.filter(shown_first="a")["winner"].to_list()
-    assert stored == [{"1": "a", "2": "b"}.get(w) for w in last]
+    stored = dict(verdicts.filter(shown_first="a").select("pair_id", "winner").iter_rows())
+    assert [stored[llmbar.pair_id(i)] for i in range(len(records))] == [
+        {"1": "a", "2": "b"}.get(w) for w in last
+    ]
 
 
 def test_failed_parses_count_as_the_authors_count_them(imported: dict) -> None:
@@ -99,19 +148,18 @@ def test_failed_parses_count_as_the_authors_count_them(imported: dict) -> None:
         "PaLM2/Vanilla": 4,
         "PaLM2/Vanilla_NoRules": 6,
     }
-    for _, v in imported.values():
-        assert (v["winner"] == "tie").sum() == 0  # no comparison prompt offers a tie
+    for records, v in imported.values():  # no comparison prompt offers a tie
+        assert lv.is_rating(records) or (v["winner"] == "tie").sum() == 0
 
 
 def test_rating_ties_go_to_the_answer_shown_second(imported: dict) -> None:
     ties = {}
-    for judge, (records, stored) in imported.items():
+    for judge, (records, ours) in imported.items():
         if not lv.is_rating(records):
             continue
         design = lv.design("llmbar", *judge.split("/"))
-        ours = lv.verdicts(
-            lv.score_winners(records), stored.select("pair_id", "preferred").unique(), design
-        )
+        pairs = ours.select("pair_id", "preferred").unique()
+        stored = lv.verdicts(lv.stored_winners(records), pairs, design)
         assert ours.filter(pl.col("status") != "ok").height == 0  # every score an integer
         explained = lv.authors_rating_rule(ours)
         keys = ["pair_id", "shown_first"]

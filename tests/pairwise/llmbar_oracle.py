@@ -1,5 +1,5 @@
-"""LLMBar's published judge verdicts (`evaluators/<evaluator>/<strategy>/result.json`) →
-`pairwise_verdicts` rows, so judgelab's pairwise tables can be computed on them.
+"""The test's own reading of LLMBar's judge verdicts (`evaluators/<evaluator>/<strategy>/
+result.json`) → `pairwise_verdicts` rows: an oracle for what studies/llmbar.toml imports.
 
 Each item's verdicts are in `results[-1]` (the authors' evaluate.py reads the last entry:
 before it sit the Metrics/Reference strategies' auxiliary generations, and for Swap/Swap_CoT
