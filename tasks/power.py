@@ -378,11 +378,11 @@ def assumed_rating_designs(
 ) -> pl.DataFrame:
     """One "assumed" design row from the stated assumptions; the MAE's sd is that of a folded
     normal, α's n is simulated from the normal model (normal_draw)."""
-    from tasks.stats import design_rng
-
     sd_abs = folded_sd(assume.bias, assume.sd)
     n_alpha = None
     if simulate:
+        from tasks.stats import design_rng  # scipy.stats: only where α's n is simulated
+
         draw = normal_draw(assume.bias, assume.sd, assume.alpha)
         n_alpha = n_for_alpha_halfwidth(draw, targets.alpha_hw, design_rng(seed, ["power"]))
     row = {
