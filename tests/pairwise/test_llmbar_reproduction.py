@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import llmbar_oracle as lv
 import polars as pl
 import pytest
 
-import llmbar_oracle as lv
 from judgelab.settings import PROJECT_ROOT, Settings
 from judgelab.study import load_study
 from tasks import warehouse
