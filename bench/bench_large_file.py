@@ -1,6 +1,7 @@
 """Wall time and peak RSS of `judgelab plan` on a ~200 MB rating CSV (sample_size 5), beside
-the same study on a 6-row file (what `plan` costs before any data: Prefect, litellm, pandera
-imports). Prints figures; asserts nothing.
+the same study on a 10,000-row file (what `plan` costs before a large file: its imports).
+Prints figures; asserts nothing. The venv's `judgelab` imports the checkout its editable
+install points at: set PYTHONPATH to measure another (a worktree).
 
 .venv/bin/python bench/bench_large_file.py [--mb 200] [--keep DIR]
 """

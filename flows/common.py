@@ -52,10 +52,13 @@ def judge_all(
     Dask runner they all run at once, one task per shard and worker; here, the judges run at
     once in rounds (`_judge_locally`), and a judge stopped on a non-retryable error runs no
     further shard.
-    `part` names the plan part (default: the study's), `table` its table."""
+    `part` names the plan part (default: the study's), `table` its table. Imported judges
+    (`[[imports]]`) are never called: the import stage stored their answers."""
+    live = {j.name for j in [*study.judges, study.rewriter] if j}
     shards = [
         (judge, shard, n)
         for judge, counts in before.items()
+        if judge in live
         for n in [n_shards(counts["missing"], study.shard_size)]
         for shard in range(n if counts["missing"] else 0)
     ]
@@ -76,7 +79,7 @@ def judge_all(
             made[judge][status] += n
         halts.setdefault(judge, []).extend(result["halts"])
     judges = {j.name: j for j in [*study.judges, study.rewriter] if j and j.name in before}
-    missing = {j: c["missing"] for j, c in before.items()}
+    missing = {j: c["missing"] for j, c in before.items() if j in live}
     failures = judge_failures(study.name, judges, made, halts, study.max_failure_share, missing)
     for failure in failures:
         # on the flow run's log in the UI; the CLI prints it once, at the end

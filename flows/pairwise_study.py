@@ -1,4 +1,5 @@
-"""Pairwise-study flow: load pairs → plan (both orders) → judge (sharded) → analysis → views."""
+"""Pairwise-study flow: load pairs → import → plan (both orders) → judge (sharded) → analysis
+→ views."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from flows.names import run_name
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import stages
+from tasks.imports.stage import import_stage
 from tasks.pairwise import stages as pairwise
 
 
@@ -28,6 +30,7 @@ def pairwise_study(
     run_id = str(flow_run.get_id() or "local")
     started_at = datetime.now(UTC)
     pairwise.load_pairs(study, settings)
+    import_stage(study, settings, run_id)
     before, notes = pairwise.make_plan(study, settings)
     made, workers, failures = judge_all(study, settings, before, run_id)
     pairwise.analysis_stage(study, settings)

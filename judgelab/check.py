@@ -19,6 +19,7 @@ def check_study(path: str | Path, study: Study, keep: bool = False) -> list[str]
     check_prompts(path, text, study)
     check_truth(path, text, study)
     n_items = check_data(study, keep)
+    check_imports(study)
     if n_items is not None and study.sample_size > n_items:
         return [
             f"{path}: sample_size = {study.sample_size} is more than the data file's "
@@ -69,6 +70,22 @@ def check_truth(path: Path, text: str, study: Study) -> None:
         "against reference labels and this file has none: set reference_column, or "
         'truth = "consensus" in [study.analysis]'
     )
+
+
+def check_imports(study: Study) -> None:
+    """Every `[[imports]]` file read, mapped and checked row by row (tasks/imports/), its
+    items against the user's data file when the study has one; nothing is written. A
+    source's files are fetched (checksum-verified) into data/raw first."""
+    if not study.imports:
+        return
+    from judgelab.settings import Settings
+    from tasks.imports.load import imported
+    from tasks.kinds import kind
+
+    try:
+        imported(study, Settings(), kind(study.type).load("imports").item_ids(study))
+    except TableError as exc:
+        raise TableError("; ".join(line.strip() for line in str(exc).splitlines())) from None
 
 
 def check_data(study: Study, keep: bool = False) -> int | None:

@@ -216,6 +216,116 @@ class PairFile(BaseModel):
     """Strata for sampling; absent: one domain, `all`."""
 
 
+class Pick(BaseModel):
+    """A value read from each record of an imported file: a column, or a path into a JSON
+    record (`results[0]["swap = True"].winner`), placed into `format`, its file values
+    translated by `labels`; the answer may instead be two numeric fields compared, or raw
+    judge text parsed by the scale's parser."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    field: str | None = None
+    """A column (CSV, TSV, Parquet) or a path into a JSON record."""
+    labels: dict[str, str] | None = None
+    """File value → meaning (answer: `a`, `b` or `tie`; order: `ab` or `ba`); any other
+    value stops the load."""
+    format: str = "{}"
+    """Where the value goes in the stored text: `mypairs:{}`."""
+    compare: list[str] | None = None
+    """Answer only: two numeric fields; the first larger means `a`, smaller `b`, equal `tie`."""
+    parse: bool = False
+    """Answer only: the field holds the judge's raw text, read by the scale's parser."""
+    missing: Literal["error", "unparseable"] = "error"
+    """A record without a value (or, compared, without a number): stop the load, or (answer
+    only) an answer nobody could read, stored as `unparseable` with its raw text and counted as
+    a failed call, never a winner (LLMBar's `winner: null`)."""
+
+    @model_validator(mode="after")
+    def one_source(self) -> Pick:
+        """A value has one origin, so nothing is read twice with two meanings."""
+        if (self.field is None) == (self.compare is None):
+            raise ValueError("give field or compare (two fields), exactly one")
+        if self.compare is not None and len(self.compare) != 2:
+            raise ValueError(f"compare takes two fields, got {len(self.compare)}")
+        if self.parse and (self.labels is not None or self.compare is not None):
+            raise ValueError("parse = true reads raw text; it takes no labels and no compare")
+        if self.missing == "unparseable" and self.parse:
+            raise ValueError(
+                'missing = "unparseable" is for labels and compare; parse = true '
+                "already stores text the parser cannot read as unparseable"
+            )
+        if "{}" not in self.format:
+            raise ValueError(f"format {self.format!r} has no {{}} for the value")
+        return self
+
+
+Dimension = str | Pick  # a string is a template over the path pattern's {names}, {index}, {row}
+
+
+class ImportRow(BaseModel):
+    """One row an imported record yields: its order and its answer."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    order: Dimension | None = None
+    """Pairwise: `ab` (answer a shown first) or `ba`, for this row of the record."""
+    answer: Pick
+    """This row's verdict (a field table)."""
+    raw: Pick | None = None
+    """The judge's own text, kept with a labelled answer (stored as `raw`)."""
+
+
+class Import(BaseModel):
+    """`[[imports]]`: judgments a user already has, read from files instead of calling a judge
+    (tasks/imports/). Each design dimension is a constant or template string, or a Pick."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    files: str
+    """A file or glob, relative to the study file, or `<source>:<path>` of data/sources.toml."""
+    format: Literal["csv", "tsv", "parquet", "jsonl", "json"] | None = None
+    """Default: from the file's suffix (`.ndjson` is jsonl)."""
+    pattern: str | None = None
+    """Names parts of each file's path: `evaluators/{judge}/{prompt_level}/result.json`."""
+    records: str | None = None
+    """JSON only: the path to the list of records in the document (default: the document)."""
+    judge: Dimension
+    """The imported judge's name: a constant, a template (`"{judge}"` from the pattern), or a
+    table `{ field = … }`; never a live judge's name."""
+    model: Dimension
+    """The model behind the judge (only a label here: nothing is called)."""
+    prompt_level: Dimension
+    """The judge's prompt or strategy (e.g. LLMBar's `Vanilla`, `Rating`)."""
+    item: Dimension
+    """The study's item (pairwise: the pair id) each record judges; `{index}` is the
+    record's 0-based index in its file (`"llmbar:natural:{index}"`)."""
+    repeat: Dimension = "0"
+    """Which repeat of the call the record is (0, 1, …)."""
+    scale: str | None = None
+    """Default: the study's only scale."""
+    order: Dimension | None = None
+    """Pairwise: `ab` (answer a shown first) or `ba`; a field's values mapped by labels."""
+    answer: Pick | None = None
+    """The verdict: a field through labels (`a`, `b`, `tie`), compared fields, or raw text
+    (`parse = true`)."""
+    raw: Pick | None = None
+    """The judge's own text, kept with a labelled answer (stored as `raw`)."""
+    rows: list[ImportRow] | None = None
+    """Several rows per record (e.g. both orders); instead of order and answer."""
+
+    @model_validator(mode="after")
+    def rows_or_answer(self) -> Import:
+        if (self.answer is None) == (self.rows is None):
+            raise ValueError("give answer (and order), or [[imports.rows]], exactly one")
+        if self.rows is not None and self.order is not None:
+            raise ValueError("with [[imports.rows]] each row gives its order")
+        return self
+
+    def row_specs(self) -> list[ImportRow]:
+        """What each record yields: the `rows`, or the one row of `order` and `answer`."""
+        return self.rows or [ImportRow(order=self.order, answer=self.answer, raw=self.raw)]
+
+
 class Tone(BaseModel):
     """The tone stress test's knobs (`[study.tone]`)."""
 
@@ -337,7 +447,9 @@ class Study(BaseModel):
     # ratings, verdicts, the tone test, A/B preferences (tasks/kinds.py)
     type: str = "rating"  # a study type of tasks/kinds.py
     task: str  # prompt folder under prompts/
-    benchmark: Literal["vader", "convabuse", "truthfulqa", "ukpconvarg1", "hhrlhf", "file"]
+    benchmark: Literal[
+        "vader", "convabuse", "truthfulqa", "ukpconvarg1", "hhrlhf", "llmbar", "file"
+    ]
     data: RatingFile | None = None  # rating study, benchmark = "file"
     qa_data: QaFile | None = None  # accuracy study, benchmark = "file"
     texts: TextFile | None = None  # tone study, benchmark = "file"
@@ -356,7 +468,8 @@ class Study(BaseModel):
     prompt_levels: list[str] = Field(min_length=1)  # [] would judge nothing and exit 0
     prompt_version: str = "v1"
     scales: list[str] = Field(min_length=1)
-    judges: list[Judge] = Field(min_length=1)
+    judges: list[Judge] = Field(default_factory=list)  # at least one, or an [[imports]] table
+    imports: list[Import] = Field(default_factory=list)  # top-level [[imports]]: judged already
     shard_size: int = Field(default=500, ge=1)  # calls per Prefect task in the judge stage
     # a run fails when more than this share of a judge's calls made now got no answer
     max_failure_share: float = Field(default=0.2, ge=0, le=1)
@@ -470,6 +583,27 @@ class Study(BaseModel):
                 )
         return scales
 
+    @model_validator(mode="after")
+    def imports_fit(self) -> Study:
+        """Someone judges: a live judge or an import; imports only where the study type reads
+        them (its record's `imports`), on the study's scales; a constant imported judge name
+        never shadows a live judge (names read from a file are checked when it is read)."""
+        if not self.judges and not self.imports:
+            raise ValueError("no judge: add a [[judges]] or an [[imports]] table")
+        if not self.imports:
+            return self
+        if kind(self.type).imports is None:
+            raise ValueError(f"a {self.type} study cannot import judgments yet ([[imports]])")
+        live = {j.name for j in self.judges}
+        for spec in self.imports:
+            if spec.scale is not None and spec.scale not in self.scales:
+                raise ValueError(f"imports.scale {spec.scale!r} is not one of scales {self.scales}")
+            if spec.scale is None and len(self.scales) != 1:
+                raise ValueError("imports: give scale, the study has several")
+            if isinstance(spec.judge, str) and "{" not in spec.judge and spec.judge in live:
+                raise ValueError(f"imported judge {spec.judge!r} has the name of a live judge")
+        return self
+
     @field_validator("judges")
     @classmethod
     def unique_judge_names(cls, judges: list[Judge]) -> list[Judge]:
@@ -510,7 +644,7 @@ def _read_toml(path: Path, text: str | None = None) -> dict:
 EMBEDDED_JUDGE = """[[judges]]
 name = "smollm2-135m"
 model = "local/smollm2-135m-instruct"   # the embedded judge; a hosted one: see the README"""
-TABLES = ("study", "judges", "rewriter", "rules")  # the top-level tables of a study file
+TABLES = ("study", "judges", "rewriter", "rules", "imports")  # the top-level tables of a study file
 # each table's model, for "did you mean" on a misspelt key
 MODELS = {
     "study": Study,
@@ -524,6 +658,8 @@ MODELS = {
     "rules": Rule,
     "judges": Judge,
     "rewriter": Judge,
+    "imports": Import,
+    "imports.rows": ImportRow,
 }
 
 
@@ -538,6 +674,8 @@ def load_study(path: str | Path, **overrides) -> Study:
         doc["rewriter"] = raw["rewriter"]
     if "rules" in raw:
         doc["rules"] = raw["rules"]
+    if "imports" in raw:
+        doc["imports"] = [_import_paths(path, spec) for spec in raw["imports"]]
     doc |= {k: v for k, v in overrides.items() if v is not None}
     for table in ("data", "qa_data", "texts", "pairs"):
         if isinstance(doc.get(table), dict) and isinstance(doc[table].get("path"), str):
@@ -558,6 +696,17 @@ def load_study(path: str | Path, **overrides) -> Study:
         raise StudyError(f"{path}: {'; '.join(problems)}") from None
 
 
+SOURCE = re.compile(r"^[A-Za-z0-9_-]+:(?!//)")  # `llmbar:Dataset/…`, a data/sources.toml source
+
+
+def _import_paths(path: Path, spec: object) -> object:
+    """An import's files relative to the study file's folder (a source's stay as written)."""
+    files = spec.get("files") if isinstance(spec, dict) else None
+    if isinstance(files, str) and not SOURCE.match(files):
+        spec = spec | {"files": os.path.abspath(path.parent / files)}
+    return spec
+
+
 def _check_tables(path: Path, text: str, raw: dict) -> None:
     """Unknown top-level tables (`[rewritter]`, `[[judge]]`) and repeated judge names fail
     here, at their own line: pydantic never sees the first, and sees the second without one."""
@@ -567,10 +716,11 @@ def _check_tables(path: Path, text: str, raw: dict) -> None:
             where = f"line {line}, " if line else ""
             raise StudyError(
                 f"{path}: {where}[{name}]: unknown table; {suggest(name, list(TABLES))}"
-                f"a study file has [study], [study.*], [[judges]], [rewriter] and [[rules]]"
+                "a study file has [study], [study.*], [[judges]], [rewriter], [[rules]] and "
+                "[[imports]]"
             )
     judges = raw.get("judges", [])
-    if judges == []:
+    if judges == [] and not raw.get("imports"):
         raise StudyError(f"{path}: no [[judges]] table: add one, e.g.\n\n{EMBEDDED_JUDGE}")
     if not isinstance(judges, list):
         return
@@ -602,7 +752,7 @@ def _top_line(text: str, name: str) -> int | None:
 def _key_hint(loc: tuple) -> str:
     """ "did you mean 'x'? known keys: …" for an unknown key at `loc`."""
     parts = [str(k) for k in loc if not isinstance(k, int)]
-    top = parts[0] in ("judges", "rewriter", "rules")
+    top = parts[0] in ("judges", "rewriter", "rules", "imports")
     table = parts[0] if top else ".".join(["study", *parts[:-1]])
     model = MODELS.get(table)
     if model is None:
@@ -618,7 +768,12 @@ def locate(text: str, loc: tuple) -> int | None:
     """The line of a study file a validation error points at: the key's line in its table
     (`[study]`, `[study.analysis]`, the n-th `[[judges]]`, `[rewriter]`), else the line of a
     sub-table the key names (`[study.analysys]`), else the table's."""
-    if loc and loc[0] in ("judges", "rules") and len(loc) > 1 and isinstance(loc[1], int):
+    if (
+        loc
+        and loc[0] in ("judges", "rules", "imports")
+        and len(loc) > 1
+        and isinstance(loc[1], int)
+    ):
         table, nth, keys = str(loc[0]), loc[1], [str(k) for k in loc[2:]]
     elif loc and loc[0] == "rewriter":
         table, nth, keys = "rewriter", 0, [str(k) for k in loc[1:]]

@@ -1,13 +1,16 @@
 """judgments: the store of judge calls, one row per completed call attempt, keyed by call hash.
 
-A key may appear more than once only when an earlier row has status `error` (retried on a
-later run); `stg_judgments` keeps the newest row per key.
+A key may appear more than once when an earlier row has status `error` (retried on a later
+run), or when an imported answer changed in its file (tasks/imports/); `stg_judgments` and
+`store.latest` keep the newest row per key, whatever the older one's status.
 """
 
 import pandera.polars as pa
 import polars as pl
 
 from tasks.judging.parse import STATUSES
+
+SOURCES = ("call", "import")  # a judge called by judgelab; an answer read from a user's file
 
 
 class Judgments(pa.DataFrameModel):
@@ -22,16 +25,29 @@ class Judgments(pa.DataFrameModel):
     raw: str = pa.Field(nullable=True)  # the final answer text, kept whatever its status
     answers: str  # JSON list of every answer received (first ask and re-asks)
     error: str = pa.Field(nullable=True)  # last transport error, when status is `error`
-    attempts: int = pa.Field(ge=1)  # requests sent for this call (retries and re-asks)
+    attempts: int = pa.Field(ge=0)  # requests sent for this call (retries, re-asks; import: 0)
     latency_s: float = pa.Field(ge=0)
     prompt_tokens: int = pa.Field(nullable=True)
     completion_tokens: int = pa.Field(nullable=True)
     cost_usd: float = pa.Field(nullable=True)  # litellm's price table; null when unknown
     run_id: str
     created_at: pl.Datetime(time_unit="us", time_zone="UTC")
+    # where the answer came from; parts written before imports have none of these columns
+    # and are read as "call" with nulls (store.read_store, stg_judgments)
+    source: str = pa.Field(isin=list(SOURCES))
+    source_sha256: str = pa.Field(nullable=True, str_length=64)  # the imported file's sha256
+    source_row: int = pa.Field(nullable=True, ge=1)  # its record's number in the file (1 = first)
 
     class Config:
         strict = True
+
+    @pa.dataframe_check
+    def file_only_when_imported(cls, data) -> bool:
+        imported = pl.col("source") == "import"
+        return data.lazyframe.select(
+            (imported == pl.col("source_sha256").is_not_null())
+            & (imported == pl.col("source_row").is_not_null())
+        )
 
     @pa.dataframe_check
     def score_only_when_ok(cls, data) -> bool:

@@ -11,13 +11,17 @@ import polars as pl
 from schemas.design_costs import DesignCosts
 from schemas.plan import DESIGN_CELL
 from schemas.validate import validate
+from tasks.judging.local_models import IN_PROCESS
 
 DESIGN = DESIGN_CELL
 CHARS_PER_TOKEN = 4  # rough, provider-independent; the estimate says so
 
 
 def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """USD for these tokens from litellm's price table; None for unknown models."""
+    """USD for these tokens from litellm's price table; None for unknown models (an embedded
+    model's without importing litellm: `judgelab plan` of local judges never needs it)."""
+    if model.startswith(IN_PROCESS):
+        return None
     import litellm
 
     litellm.suppress_debug_info = True  # no "Provider List" banner for unknown models

@@ -41,6 +41,10 @@ class Kind:
     power: str | None = None  # "module:function" of the power planner; None: not covered
     power_note: str = ""  # why the planner does not cover this type
     percent: bool = False  # differences are fractions (accuracy), margins in percentage points
+    # module reading imported judgments in the type's terms (tasks/imports/): ITEMS (the items
+    # table and its id column), item_ids(study) → a user file's ids, plan_answers(rows, scale)
+    # → rows with their plan `item_id`, `status` and `score`; None: the type takes no imports
+    imports: str | None = None
 
     def load(self, field: str) -> Any:
         """The object a dotted-path field names, imported now."""

@@ -3,9 +3,9 @@ and power of the equivalence test, from pilot data (the study's stored tables) o
 assumptions. Pure: frames and numbers in, frames and lines out; the CLI reads the warehouse.
 
 Closed forms where they fit: a bias (or MAE, or accuracy) is a mean over items, so its CI
-half-width is z·sd/√n; two rating designs are compared with the paired t test (statsmodels'
-TTestPower, exact noncentral t; the Wilcoxon test design_pairs runs needs about 5% more items
-for normal differences), two accuracy designs with McNemar's test (Connor's normal
+half-width is z·sd/√n; two rating designs are compared with the paired t test (exact
+noncentral t, as statsmodels' TTestPower; the Wilcoxon test design_pairs runs needs about 5%
+more items for normal differences), two accuracy designs with McNemar's test (Connor's normal
 approximation with the continuity correction verdict_pairs applies); TOST power uses the
 usual noncentral-t approximation. Krippendorff's α is a ratio with no simple sampling law:
 its half-width is simulated (seeded), by resampling pilot items or drawing from a normal model
@@ -101,15 +101,19 @@ def folded_sd(bias: float, sd: float) -> float:
 
 
 def paired_power(n: int, diff: float, sd_d: float, sig: float = SIG) -> float:
-    """Power of the two-sided paired t test at n items when designs differ by `diff` on average
-    (statsmodels' TTestPower: the exact noncentral t)."""
-    from statsmodels.stats.power import TTestPower
+    """Power of the two-sided paired t test at n items when designs differ by `diff` on average:
+    the exact noncentral t, as statsmodels' TTestPower computes it, from scipy.special (the
+    power line of every `judgelab plan` calls this; scipy.stats and statsmodels take seconds
+    to import)."""
+    from scipy.special import nctdtr, stdtrit
 
     if n < MIN_N:
         return 0.0
     if sd_d == 0:
         return 1.0 if diff != 0 else sig
-    return float(TTestPower().power(abs(diff) / sd_d, n, sig, alternative="two-sided"))
+    df, nc = n - 1, abs(diff) / sd_d * math.sqrt(n)
+    crit = stdtrit(df, 1 - sig / 2)
+    return float(1 - nctdtr(df, nc, crit) + nctdtr(df, nc, -crit))
 
 
 def tost_power(
@@ -118,8 +122,8 @@ def tost_power(
     """Power of the paired TOST at ±margin (tasks.equivalence) at n items: the chance that both
     one-sided tests reject, P(low) + P(high) − P(low or high), taken with P(low or high) = 1
     and noncentral t laws for each (close whenever the power is worth having; the exact
-    value needs Owen's Q)."""
-    from scipy import stats as sps
+    value needs Owen's Q). scipy.special's t laws, as in paired_power."""
+    from scipy.special import nctdtr, stdtrit
 
     if n < MIN_N:
         return 0.0
@@ -127,9 +131,9 @@ def tost_power(
         return 1.0 if abs(true_diff) < margin and n >= MIN_N_NO_SPREAD else 0.0
     se = sd_d / math.sqrt(n)
     df = n - 1
-    crit = sps.t.ppf(1 - sig, df)
-    low = sps.nct.sf(crit, df, (margin + true_diff) / se)
-    high = sps.nct.sf(crit, df, (margin - true_diff) / se)
+    crit = stdtrit(df, 1 - sig)
+    low = 1 - nctdtr(df, (margin + true_diff) / se, crit)
+    high = 1 - nctdtr(df, (margin - true_diff) / se, crit)
     return float(max(0.0, low + high - 1))
 
 
@@ -378,11 +382,11 @@ def assumed_rating_designs(
 ) -> pl.DataFrame:
     """One "assumed" design row from the stated assumptions; the MAE's sd is that of a folded
     normal, α's n is simulated from the normal model (normal_draw)."""
-    from tasks.stats import design_rng
-
     sd_abs = folded_sd(assume.bias, assume.sd)
     n_alpha = None
     if simulate:
+        from tasks.stats import design_rng  # scipy.stats: only where α's n is simulated
+
         draw = normal_draw(assume.bias, assume.sd, assume.alpha)
         n_alpha = n_for_alpha_halfwidth(draw, targets.alpha_hw, design_rng(seed, ["power"]))
     row = {

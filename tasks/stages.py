@@ -17,7 +17,7 @@ from prefect.context import TaskRunContext
 
 from judgelab import clock
 from judgelab.settings import Settings
-from judgelab.study import Study, StudyError
+from judgelab.study import Study
 from schemas.plan import DESIGN_COLUMNS
 from tasks import (
     alerts,
@@ -26,6 +26,7 @@ from tasks import (
     costs,
     drift,
     gate,
+    planning,
     runs,
     stats,
     warehouse,
@@ -33,13 +34,12 @@ from tasks import (
 from tasks.accuracy import consensus, verdict_impact
 from tasks.accuracy import metrics as accuracy
 from tasks.accuracy.verdicts import verdict_rows
-from tasks.judging import endpoints, keys, store
+from tasks.judging import store
 from tasks.judging.cache import call_counts, missing_calls
 from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import Lane, plan_rows, run_lanes, run_shard
 from tasks.kinds import kind
-from tasks.plan import build_plan
 from tasks.rating import (
     agreement,
     baselines,
@@ -54,26 +54,18 @@ from tasks.rating.item_scores import item_scores
 
 @task(name="load-benchmark")
 def load_benchmark(study: Study, settings: Settings) -> int:
-    """Fetch (checksum-verified) and load what the study judges: the study type's
-    `load_items` (rating: `items` and `ratings`; accuracy: the sampled pairs, `qa_items`)."""
-    return kind(study.type).load("stages").load_items(study, settings)
+    """Fetch (checksum-verified) and load what the study judges (tasks.planning)."""
+    return planning.load_benchmark(study, settings)
 
 
 @task(name="plan")
 def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int]], list[str]]:
     """Expand the study into its plan; report planned / stored / missing calls per judge and
     one line per judge whose stored answers came through another endpoint (logged as a
-    warning on the run; the CLI prints them once)."""
-    scales = load_scales()
-    unknown = sorted(set(study.scales) - set(scales))
-    if unknown:
-        raise StudyError(f"unknown scale(s) {unknown}; known scales: {sorted(scales)}")
-    items = kind(study.type).load("stages").plan_items(study, settings)
-    plan = build_plan(study, items, scales)
-    warehouse.write_table(settings, plan, "plan", study.name)
-    store.ensure_store(settings.store_dir)
-    notes = endpoint_notes(study, settings, plan)
-    return call_counts(plan, store.done_keys(settings.store_dir)), notes
+    warning on the run; the CLI prints them once). tasks.planning holds the work."""
+    counts, notes = planning.make_plan(study, settings)
+    _log_endpoint_lines(notes)
+    return counts, notes
 
 
 @task(name="canary-plan")
@@ -123,17 +115,18 @@ def gate_stage(study: Study, settings: Settings) -> list[str]:
 
 def endpoint_notes(study: Study, settings: Settings, plan: pl.DataFrame) -> list[str]:
     """One line per judge whose planned calls have answers from another endpoint
-    (tasks.judging.endpoints; reads four store columns). Inside a Prefect run they are also
-    logged as warnings, which the CLI's console filter hides: `judgelab run` prints them
-    once, from the flow's result; `judgelab plan` (no run) prints what this returns."""
-    stored = store.latest_rows(settings.store_dir, ["key", "base_key", "endpoint", "status"])
-    judges = [j for j in [*study.judges, study.rewriter] if j is not None]
-    mine = {j.name: keys.endpoint(j) for j in judges}
-    lines = endpoints.foreign_lines(endpoints.foreign_answers(plan, stored, mine), study.name)
+    (tasks.planning.endpoint_lines). Inside a Prefect run they are also logged as warnings,
+    which the CLI's console filter hides: `judgelab run` prints them once, from the flow's
+    result; `judgelab plan` (no run) prints what this returns."""
+    lines = planning.endpoint_lines(study, settings, plan)
+    _log_endpoint_lines(lines)
+    return lines
+
+
+def _log_endpoint_lines(lines: list[str]) -> None:
     if TaskRunContext.get() is not None:
         for line in lines:
             get_run_logger().warning(line, extra={"printed_by_cli": True})
-    return lines
 
 
 def shard_run_name(parameters: dict) -> str:
@@ -343,7 +336,10 @@ def reparse_stage(
     plan = pl.concat(
         warehouse.read_table(settings, "plan", p, ["key", "scale"]) for p in parts or [study.name]
     ).unique("key")
+    # imported answers are re-read from their files by the import stage, not re-parsed here
+    # (a labelled answer's raw text is the judge's own, not what the scale's parser reads)
     rows = store.latest_rows(settings.store_dir).join(plan, on="key")
+    rows = rows.filter(pl.col("source") == "call")
     changed = reparse(rows, load_scales())
     if not changed.is_empty():
         stamp = datetime.now(UTC)
@@ -375,6 +371,9 @@ def record_run(
     (`metric_history`): the two tables behind `tbl_runs` and `tbl_changes`."""
     finished = datetime.now(UTC)
     judges = [j.name for j in study.judges] + ([study.rewriter.name] if study.rewriter else [])
+    if study.imports:  # imported judges are named by their files: the plan has them
+        planned = warehouse.read_table(settings, "plan", study.name, ["judge"])["judge"]
+        judges += [j for j in planned.unique(maintain_order=True) if j not in judges]
     part = f"{study.name}-{finished:%Y%m%dT%H%M%S%f}"
     ledger = runs.run_rows(study.name, study.type, run_id, started_at, finished, judges, made)
     warehouse.write_table(settings, ledger, "runs", part)

@@ -15,7 +15,7 @@ from tasks.sources import FetchError, fetch, load_manifest
 
 def test_manifest_lists_every_source_with_checksums() -> None:
     catalog = load_manifest()
-    assert set(catalog) == {"vader", "convabuse", "truthfulqa", "ukpconvarg1", "hh-rlhf"}
+    assert set(catalog) == {"vader", "convabuse", "truthfulqa", "ukpconvarg1", "hh-rlhf", "llmbar"}
     assert len(catalog["ukpconvarg1"]) == 32
     for files in catalog.values():
         for f in files:

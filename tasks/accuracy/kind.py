@@ -72,13 +72,13 @@ def plan_items(study: Study, settings: Settings) -> pl.DataFrame:
 def preview(study: Study, settings: Settings) -> tuple:
     """`judgelab plan`: load and plan (no calls); the split of right and wrong candidates and
     what the labels mean come first, so an inverted label shows before anything is spent."""
-    from tasks import stages, warehouse
+    from tasks import planning, warehouse
     from tasks.benchmarks.qafile import meaning, split
 
-    stages.load_benchmark.fn(study, settings)
+    planning.load_benchmark(study, settings)
     qa = warehouse.read_table(settings, "qa_items", study.items_part)
     said = f"{split(qa)} ({meaning(study.qa_data)})"
-    counts, notes = stages.make_plan.fn(study, settings)
+    counts, notes = planning.make_plan(study, settings)
     return counts, notes, warehouse.read_table(settings, "plan", study.name), [said]
 
 

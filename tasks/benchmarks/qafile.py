@@ -197,7 +197,7 @@ def check(frame: pl.DataFrame, spec: QaFile, file: str, problems: Problems) -> N
             pl.col("question", "domain").str.strip_chars()
         )
         firsts = given.group_by(["question", "domain"], maintain_order=True).agg(
-            pl.col("_where").first()
+            pl.col("_line").first()
         )
         problems.groups(
             repeats(firsts, ["question"]),

@@ -90,11 +90,11 @@ def read_roles(
     path: Path, roles: dict[str, str], check: Callable[[pl.DataFrame, Problems], None]
 ) -> pl.DataFrame:
     """A user's file with its columns renamed to their roles (role → column; so columns cannot
-    clash), `_where` and a 1-based `_row` kept, every row checked by `check`; a TableError
+    clash), `_line` and a 1-based `_row` kept, every row checked by `check`; a TableError
     listing every problem found, before anything is written. Shared by the file loaders."""
     raw, problems = read_table(path, list(dict.fromkeys(roles.values())))
     frame = raw.select(
-        *(pl.col(column).alias(role) for role, column in roles.items()), "_where"
+        *(pl.col(column).alias(role) for role, column in roles.items()), "_line"
     ).with_row_index("_row", offset=1)
     check(frame, problems)
     if problems.total:
@@ -121,8 +121,9 @@ def _roles(spec: RatingFile) -> dict[str, str]:
 
 
 def read_table(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]:
-    """`columns` as strings (None where absent) plus `_where` ("x.csv line 3"), and the
-    problems found while reading (malformed lines), so they are reported with the rest."""
+    """`columns` as strings (None where absent) plus `_line`, each row's line (row for
+    Parquet), and the problems found while reading (malformed lines), so they are reported
+    with the rest; the problems name a row's place ("x.csv line 3") from its `_line`."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise TableError(
@@ -134,13 +135,13 @@ def read_table(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]:
     if suffix in DELIMITED:
         frame, problems = _read_delimited(path, columns, DELIMITED[suffix])
     elif suffix == ".parquet":
-        frame, problems = _read_parquet(path, columns), Problems()
+        frame, problems = _read_parquet(path, columns), Problems(path.name, "row")
     else:
         frame, problems = _read_jsonl(path, columns)
     for column in columns:
         long = pl.col(column).str.len_chars()
         problems.rows(
-            frame.filter(long > MAX_CELL).select("_where", long.alias("_chars")),
+            frame.filter(long > MAX_CELL).select("_line", long.alias("_chars")),
             column,
             lambda r: f"{r['_chars']:,} characters, more than the {MAX_CELL:,} a cell may hold",
         )
@@ -193,7 +194,7 @@ def _any_field_size() -> Iterator[None]:
 
 class _Rows:
     """Rows of string values handed to polars every CHUNK_ROWS rows, so a large file is never
-    held as Python strings; `frame()` adds `_where` ("x.csv line 3") from each row's line."""
+    held as Python strings; `frame()` adds each row's `_line`."""
 
     def __init__(self, columns: list[str]) -> None:
         self.columns, self.frames = columns, []
@@ -216,15 +217,9 @@ class _Rows:
         self.frames.append(pl.DataFrame(data, schema=schema))
         self._start()
 
-    def frame(self, file: str) -> pl.DataFrame:
+    def frame(self) -> pl.DataFrame:
         self._flush()
-        return _with_where(pl.concat(self.frames, rechunk=False), file, "line", "_line")
-
-
-def _with_where(frame: pl.DataFrame, file: str, unit: str, number: str) -> pl.DataFrame:
-    """`_where` = "<file> <unit> <number>" in place of the `number` column."""
-    where = pl.concat_str(pl.lit(f"{file} {unit} "), pl.col(number).cast(pl.String))
-    return frame.with_columns(where.alias("_where")).drop(number)
+        return pl.concat(self.frames, rechunk=False)
 
 
 def _header(path: Path, sep: str) -> tuple[list[str], int]:
@@ -247,7 +242,7 @@ def _read_delimited(path: Path, columns: list[str], sep: str) -> tuple[pl.DataFr
         raise TableError(f"{path} line 1: column(s) {repeated} appear more than once")
     fast = _read_regular(path, header, header_lines, columns, sep)
     if fast is not None:
-        return fast, Problems()
+        return fast, Problems(path.name)
     return _read_csv_module(path, header, columns, sep)
 
 
@@ -305,10 +300,10 @@ def _read_regular(
     if frame[last].null_count() or feeds != header_lines + frame.height + frame["_breaks"].sum():
         return None  # a short row, a blank line: csv module
     first = header_lines + 1 + pl.int_range(pl.len()) + pl.col("_breaks").cum_sum()
-    frame = frame.with_columns((first - pl.col("_breaks")).alias("_line"))
-    return _with_where(frame.select(*columns, "_line"), path.name, "line", "_line").with_columns(
-        pl.col(columns).fill_null("")  # an empty field is "", as the csv module reads it
-    )
+    frame = frame.select(*columns, (first - pl.col("_breaks")).alias("_line"))
+    # an empty field is "", as the csv module reads it (no copy of a column without one)
+    empty = [c for c in columns if frame[c].null_count()]
+    return frame.with_columns(pl.col(empty).fill_null("")) if empty else frame
 
 
 def _read_csv_module(
@@ -317,7 +312,7 @@ def _read_csv_module(
     """The csv module, not polars, so any CSV the csv module takes is read and quoted texts
     spanning lines still get true line numbers; streamed, CHUNK_ROWS rows at a time."""
     index = [header.index(c) for c in columns]
-    rows, problems = _Rows(columns), Problems()
+    rows, problems = _Rows(columns), Problems(path.name)
     with _text(path, newline="") as fh, _any_field_size():
         reader = csv.reader(fh, delimiter=sep)
         try:
@@ -336,7 +331,7 @@ def _read_csv_module(
                 rows.add([record[i] for i in index], line)
         except csv.Error as exc:
             raise TableError(f"{path.name} line {reader.line_num}: {exc}") from None
-    return rows.frame(path.name), problems
+    return rows.frame(), problems
 
 
 def _read_parquet(path: Path, columns: list[str]) -> pl.DataFrame:
@@ -356,8 +351,7 @@ def _read_parquet(path: Path, columns: list[str]) -> pl.DataFrame:
             raise TableError(
                 f"{path}, column {column!r}: type {frame[column].dtype} holds no text or number"
             ) from None
-    rows = pl.DataFrame(out).with_columns(pl.int_range(1, frame.height + 1).alias("_row"))
-    return _with_where(rows, path.name, "row", "_row")
+    return pl.DataFrame(out).with_columns(pl.int_range(1, frame.height + 1).alias("_line"))
 
 
 def _json_scalar(value: object) -> str | None:
@@ -372,7 +366,7 @@ def _json_scalar(value: object) -> str | None:
 
 
 def _read_jsonl(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]:
-    rows, problems = _Rows(columns), Problems()
+    rows, problems = _Rows(columns), Problems(path.name)
     present: dict[str, None] = {}
     first = True
     with _text(path) as fh:
@@ -395,7 +389,7 @@ def _read_jsonl(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]
                 continue
             present |= dict.fromkeys(record)
             rows.add([_json_scalar(record.get(column)) for column in columns], line)
-    frame = rows.frame(path.name)
+    frame = rows.frame()
     if frame.height:  # with no object at all, the JSON problems (or "no data rows") say it
         _require(path, list(present), columns)
     return frame, problems
@@ -406,10 +400,17 @@ def _read_jsonl(path: Path, columns: list[str]) -> tuple[pl.DataFrame, Problems]
 
 @dataclass
 class Problems:
-    """Problem lines to report (at most MAX_LISTED per kind) and how many there are in all."""
+    """Problem lines to report (at most MAX_LISTED per kind) and how many there are in all.
+    A failing row is named from its `_line` ("x.csv line 3", "x.parquet row 3"): a place
+    string is made for the rows listed only, not for each of a large file's rows."""
 
+    file: str = ""
+    unit: str = "line"  # "row" for Parquet
     lines: list[str] = field(default_factory=list)
     total: int = 0
+
+    def where(self, line: int) -> str:
+        return f"{self.file} {self.unit} {line}"
 
     def add(self, line: str) -> None:
         self.lines.append(line)
@@ -418,7 +419,7 @@ class Problems:
     def rows(self, bad: pl.DataFrame, column: str, message: Callable[[dict], str]) -> None:
         """One line per failing row of `bad`, naming its place and the user's column."""
         for r in bad.head(MAX_LISTED).iter_rows(named=True):
-            self.lines.append(f"{r['_where']}, column {column!r}: {message(r)}")
+            self.lines.append(f"{self.where(r['_line'])}, column {column!r}: {message(r)}")
         if bad.height > MAX_LISTED:
             self.lines.append(
                 f"… and {bad.height - MAX_LISTED} more like these in column {column!r}"
@@ -426,12 +427,18 @@ class Problems:
         self.total += bad.height
 
     def groups(self, bad: pl.DataFrame, column: str, message: Callable[[dict], str]) -> None:
-        """One line per group of rows that clash (`_where` holds their places)."""
+        """One line per group of rows that clash (`_line` holds their lines)."""
         for r in bad.head(MAX_LISTED).iter_rows(named=True):
-            self.lines.append(f"{_places(r['_where'])}, column {column!r}: {message(r)}")
+            self.lines.append(f"{self.places(r['_line'])}, column {column!r}: {message(r)}")
         if bad.height > MAX_LISTED:
             self.lines.append(f"… and {bad.height - MAX_LISTED} more like it")
         self.total += bad.height
+
+    def places(self, lines: list[int]) -> str:
+        """[2, 5] → "a.csv line 2, line 5": the file named once."""
+        shown = [f"{self.unit} {n}" for n in lines[:5]]
+        more = f" (+{len(lines) - 5} more)" if len(lines) > 5 else ""
+        return f"{self.file} {', '.join(shown)}{more}"
 
 
 def blank(role: str) -> pl.Expr:
@@ -446,14 +453,6 @@ def _number(role: str) -> pl.Expr:
 
 def show(value: str | None) -> str:
     return repr(value if value is None or len(value) <= 40 else value[:40] + "…")
-
-
-def _places(wheres: list[str]) -> str:
-    """["a.csv line 2", "a.csv line 5"] → "a.csv line 2, line 5": the file named once."""
-    file = wheres[0].rsplit(" ", 2)[0]
-    shown = [w.removeprefix(file + " ") for w in wheres[:5]]
-    more = f" (+{len(wheres) - 5} more)" if len(wheres) > 5 else ""
-    return f"{file} {', '.join(shown)}{more}"
 
 
 def check_rows(frame: pl.DataFrame, spec: RatingFile, file: str, problems: Problems) -> None:
@@ -495,17 +494,21 @@ def check_rows(frame: pl.DataFrame, spec: RatingFile, file: str, problems: Probl
 
 
 def repeats(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """Groups of rows sharing `keys`, with the places they occur (`_where`), in file order."""
+    """Groups of rows sharing `keys`, with the lines they occur on (`_line`), in file order.
+    Rows whose first key is unique (every id of a mean file) are not grouped: counting a
+    large file's rows by key held ~200 MB more than counting its distinct ids."""
+    if frame[keys[0]].n_unique() == frame.height:
+        frame = frame.clear()
     return (
         frame.group_by(keys, maintain_order=True)
-        .agg(pl.col("_where"), pl.len().alias("_n"))
+        .agg(pl.col("_line"), pl.len().alias("_n"))
         .filter(pl.col("_n") > 1)
     )
 
 
 def _conflicts(frame: pl.DataFrame, role: str) -> pl.DataFrame:
     """Items whose rows disagree on `role`: the first row holding each distinct value."""
-    firsts = frame.group_by(["id", role], maintain_order=True).agg(pl.col("_where").first())
+    firsts = frame.group_by(["id", role], maintain_order=True).agg(pl.col("_line").first())
     return repeats(firsts, ["id"])
 
 
@@ -514,7 +517,7 @@ def check_items(frame: pl.DataFrame, spec: RatingFile, problems: Problems) -> No
     file, texts or domains that differ between an item's rows, and raters rating twice."""
     roles = _roles(spec)
     keys = [r for r in ("id", "rater", "domain") if r in roles]
-    used = [*keys, *(["text"] if spec.mean_column is None else []), "_where"]
+    used = [*keys, *(["text"] if spec.mean_column is None else []), "_line"]
     frame = frame.select(used).filter(~blank("id")).with_columns(pl.col(keys).str.strip_chars())
     if spec.mean_column is not None:
         problems.groups(

@@ -148,12 +148,10 @@ def load_text_file(
     if domain_column is not None:
         roles["domain"] = domain_column
     used = set(roles.values())
-    others = [c for c in _header(path) if c not in used and c != "_where"]
+    others = [c for c in _header(path) if c not in used and c != "_line"]
     columns = list(dict.fromkeys([*roles.values(), *others]))
     raw, problems = read_table(path, columns)
-    frame = raw.select(
-        *(pl.col(c).alias(f"_role_{r}") for r, c in roles.items()), *others, "_where"
-    )
+    frame = raw.select(*(pl.col(c).alias(f"_role_{r}") for r, c in roles.items()), *others, "_line")
     _check(frame, roles, path.name, problems)
     if problems.total:
         listed = "\n  ".join(problems.lines)
@@ -196,7 +194,7 @@ def _check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Prob
         frame.filter(~blank("_role_id"))
         .with_columns(pl.col("_role_id").str.strip_chars())
         .group_by("_role_id", maintain_order=True)
-        .agg(pl.col("_where"), pl.len().alias("_n"))
+        .agg(pl.col("_line"), pl.len().alias("_n"))
         .filter(pl.col("_n") > 1)
     )
     problems.groups(repeats, roles["id"], lambda r: f"text id {show(r['_role_id'])} is repeated")

@@ -122,7 +122,7 @@ def parse(path: Path) -> Parsed:
         raise TableError(f"{path}: {problems.total} problem(s)\n  {listed}")
     parsed = Parsed(questions=[])
     for index, row in enumerate(raw.iter_rows(named=True)):
-        where = row["_where"]
+        where = problems.where(row["_line"])
         correct = _pool(row["Best Answer"], row["Correct Answers"], ("best", "correct"))
         incorrect = _pool(
             row["Best Incorrect Answer"], row["Incorrect Answers"], ("best_incorrect", "incorrect")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from judgelab.study import Judge
+from tasks.judging.local_models import IN_PROCESS
 
 DEFAULT = "default"  # no effort sent: the provider's default
 NOT_APPLICABLE = "n/a"  # the provider has no such control; never faked as a level
 
 
 def supports_reasoning(judge: Judge) -> bool:
-    """The judge's own setting, else litellm's model map (unknown models: no control)."""
+    """The judge's own setting, else litellm's model map (unknown models: no control; an
+    embedded model is not in it, and is answered without importing litellm)."""
     if judge.supports_reasoning is not None:
         return judge.supports_reasoning
+    if judge.model.startswith(IN_PROCESS):
+        return False
     import litellm
 
     litellm.suppress_debug_info = True

@@ -33,6 +33,7 @@ from judgelab.study import Judge
 from tasks.judging.failures import fatal_status
 from tasks.judging.keys import endpoint
 from tasks.judging.limits import AimdLimiter, TokenBucket
+from tasks.judging.local_models import IN_PROCESS
 from tasks.judging.parse import ERROR, OK, parse_score
 from tasks.judging.scales import Scale
 
@@ -70,9 +71,6 @@ def api_key(judge: Judge) -> str | None:
             f"set it in the environment or in .env"
         )
     return value
-
-
-IN_PROCESS = ("local/", "fake/")  # providers.py: no credentials, no network
 
 
 def unknown_provider(judge: Judge) -> str | None:
@@ -301,6 +299,7 @@ class Engine:
             "cost_usd": cost if answers and cost else None,
             "run_id": self.run_id,
             "created_at": datetime.now(UTC),
+            "source": "call",
         }
 
     async def run(

@@ -78,6 +78,17 @@ def call_key(
     )
 
 
+def import_key(
+    judge: str, model: str, prompt_level: str, scale: str, item_id: str, repeat: int
+) -> str:
+    """The key of an imported judgment: its place in the design, not the file it came from,
+    so importing the same file again is a no-op and an edited row is the same key with a
+    new answer (tasks/imports/)."""
+    material = ["import", judge, model, prompt_level, scale, item_id, int(repeat)]
+    # tasks/imports/load.keys builds the same text for a whole frame at once
+    return hashlib.sha256(canonical_json(material).encode()).hexdigest()
+
+
 def key_from_json(
     model: str,
     messages: str,

@@ -18,6 +18,9 @@ def _smollm2_path() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
+# model prefixes the providers answer in this process (providers.py): no credentials, no
+# network, no list price; here, not in engine.py, so a check of them does not import litellm
+IN_PROCESS = ("local/", "fake/")
 LOCAL_MODELS: dict[str, Callable[[], Path]] = {"smollm2-135m-instruct": _smollm2_path}
 
 

@@ -33,12 +33,22 @@ def read_store(store_dir: Path, columns: list[str] | None = None) -> pl.DataFram
     cols = columns or list(SCHEMA)
     if not files:
         return pl.DataFrame(schema={c: SCHEMA[c] for c in cols})
-    # parts written before a column existed read it as null
-    return pl.scan_parquet(files, schema=SCHEMA, missing_columns="insert").select(cols).collect()
+    # parts written before a column existed read it as null; before imports, every row was
+    # a call
+    frame = pl.scan_parquet(files, schema=SCHEMA, missing_columns="insert").select(cols)
+    return with_source(frame).collect()
+
+
+def with_source(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Rows without a `source` (parts and journal rows written before imports) are calls."""
+    if "source" not in frame.collect_schema():
+        return frame
+    return frame.with_columns(pl.col("source").fill_null("call"))
 
 
 def latest(rows: pl.DataFrame) -> pl.DataFrame:
-    """Newest row per key (a retried `error` is superseded by its later result)."""
+    """Newest row per key, whatever the older row's status: a retried `error` is superseded
+    by its later result, an imported answer by the file's edited one."""
     return rows.sort("created_at").unique("key", keep="last", maintain_order=True)
 
 
@@ -89,7 +99,8 @@ def write_part(store_dir: Path, frame: pl.DataFrame, prefix: str | None = None) 
 
 
 def rows_to_frame(rows: list[dict]) -> pl.DataFrame:
-    return pl.DataFrame(rows, schema=SCHEMA)
+    """Journal rows as a part (rows journaled before imports have no `source`: calls)."""
+    return with_source(pl.DataFrame(rows, schema=SCHEMA).lazy()).collect()
 
 
 @contextmanager

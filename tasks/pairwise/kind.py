@@ -15,23 +15,32 @@ KIND = Kind(
     flow="flows.pairwise_study:pairwise_study",
     reparse="tasks.pairwise.kind:reparse",
     main_view="tbl_pairwise_position",
-    artifact_views=("tbl_pairwise_position", "tbl_pairwise_agreement"),
-    report_views=("tbl_pairwise_position", "tbl_pairwise_agreement"),
+    artifact_views=(
+        "tbl_pairwise_position",
+        "tbl_pairwise_agreement",
+        "tbl_pairwise_order_accuracy",
+    ),
+    report_views=(
+        "tbl_pairwise_position",
+        "tbl_pairwise_agreement",
+        "tbl_pairwise_order_accuracy",
+    ),
     metric_source="pairwise_position",
     report="tasks.pairwise.report",
     data_table="pairs",
     checks="tasks.pairwise.kind:check",
     stages="tasks.pairwise.kind",
+    imports="tasks.pairwise.imports",
     power_note=(
         "the power planner covers rating and accuracy studies; a pairwise study's power to find "
         "a position bias grows with its pairs (the sign test counts pairs, not calls)"
     ),
 )
-BENCHMARKS = ("hhrlhf", "file")
+BENCHMARKS = ("hhrlhf", "llmbar", "file")
 
 
 def check(study: Study) -> None:
-    """A pairwise study asks for a winner on pairs (HH-RLHF or a user's file); no baselines
+    """A pairwise study asks for a winner on pairs (HH-RLHF, LLMBar or a user's file); no baselines
     (a rewriter and a canary are refused for every type without one)."""
     if study.benchmark not in BENCHMARKS:
         raise ValueError(
@@ -46,7 +55,10 @@ def check(study: Study) -> None:
 
 def preview(study: Study, settings: Settings) -> tuple:
     """`judgelab plan`: load and plan (no calls); how many pairs carry a human label first."""
+    import polars as pl
+
     from tasks import warehouse
+    from tasks.imports.rows import PROMPT_VERSION as IMPORTED
     from tasks.pairwise import stages
 
     stages.load_pairs.fn(study, settings)
@@ -54,7 +66,13 @@ def preview(study: Study, settings: Settings) -> tuple:
     labelled = pairs["preferred"].is_not_null().sum()
     said = f"{pairs.height} pairs, {labelled} with a human preference; each judged in both orders"
     counts, notes = stages.make_plan.fn(study, settings)
-    return counts, notes, warehouse.read_table(settings, "plan", study.name), [said]
+    plan = warehouse.read_table(settings, "plan", study.name)
+    imported = plan.filter(pl.col("prompt_version") == IMPORTED)  # never called: not costed
+    if imported.height:
+        judges = imported["judge"].unique(maintain_order=True).to_list()
+        said += f"; {imported.height} imported judgments ({', '.join(judges)}): no calls"
+        counts = {j: c for j, c in counts.items() if j not in judges}
+    return counts, notes, plan.filter(pl.col("prompt_version") != IMPORTED), [said]
 
 
 def reparse(study: Study, settings: Settings) -> dict:

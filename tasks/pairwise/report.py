@@ -56,6 +56,14 @@ PANELS: list[Panel] = [
         "often the human-preferred answer wins, and how often the order-combined verdict (a "
         "win only when it wins in both orders) is the human's choice.",
     ),
+    Panel(
+        "tbl_pairwise_order_accuracy",
+        "Accuracy in each order and positional agreement (LLMBar's counts)",
+        "Per design, as the LLMBar paper counts them: how often the human-preferred answer wins "
+        "with answer a shown first (correct_False) and with b first (correct_True), in both, "
+        "and how often both orders give the same outcome (equal); a tie or a failed call is "
+        "never correct, two orders without a winner count as equal.",
+    ),
 ]
 # the calls behind each row of the main table, for the drill-down; a plan's item id is
 # `<pair>#ab` (answer a shown first) or `<pair>#ba`, so a pair's two orders sit together

@@ -12,17 +12,19 @@ from schemas.plan import DESIGN_COLUMNS
 from schemas.validate import validate
 from tasks import benchmarks, stages, warehouse
 from tasks.benchmarks import hhrlhf, pairfile
+from tasks.imports import stage as imports
 from tasks.judging import store
 from tasks.judging.cache import call_counts
 from tasks.judging.scales import load_scales
 from tasks.pairwise import analysis
+from tasks.pairwise.order_accuracy import order_accuracy_table
 from tasks.pairwise.plan import build_plan
 from tasks.plan import sample_items
 
 
 def pairs_table(study: Study, settings: Settings) -> pl.DataFrame:
-    """The study's sampled pairs: a user's file, or HH-RLHF fetched (checksum-verified) from
-    data/raw, the mirror or its origin; seeded, stratified by domain."""
+    """The study's sampled pairs: a user's file, or a built-in set (HH-RLHF, LLMBar) fetched
+    (checksum-verified) from data/raw, the mirror or its origin; seeded, stratified by domain."""
     if study.pairs is not None:
         frame = pairfile.load(study.pairs)
     else:
@@ -41,10 +43,11 @@ def load_pairs(study: Study, settings: Settings) -> int:
 
 @task(name="plan")
 def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int]], list[str]]:
-    """Every pair in both orders → `plan`; planned / stored / missing calls per judge and the
-    endpoint notes, as the other study types' plan stage."""
+    """Every pair in both orders, and the imported judgments (tasks/imports/) → `plan`;
+    planned / stored / missing calls per judge and the endpoint notes, as the other study
+    types' plan stage."""
     pairs = warehouse.read_table(settings, "pairs", study.items_part)
-    plan = build_plan(study, pairs, load_scales())
+    plan = pl.concat([build_plan(study, pairs, load_scales()), imports.plan_rows(study, settings)])
     warehouse.write_table(settings, plan, "plan", study.name)
     store.ensure_store(settings.store_dir)
     notes = stages.endpoint_notes(study, settings, plan)
@@ -53,7 +56,8 @@ def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int
 
 @task(name="pairwise-analysis")
 def analysis_stage(study: Study, settings: Settings) -> int:
-    """Stored answers → `pairwise_verdicts`, then `pairwise_position` and `pairwise_agreement`."""
+    """Stored answers → `pairwise_verdicts`, then `pairwise_position`, `pairwise_agreement` and
+    `pairwise_order_accuracy`."""
     a = study.analysis
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
     judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
@@ -63,6 +67,7 @@ def analysis_stage(study: Study, settings: Settings) -> int:
         "pairwise_verdicts": verdicts,
         "pairwise_position": analysis.position_table(verdicts, n_boot=a.bootstrap, seed=a.seed),
         "pairwise_agreement": analysis.agreement_table(verdicts),
+        "pairwise_order_accuracy": order_accuracy_table(verdicts),
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)

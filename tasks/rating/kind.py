@@ -47,7 +47,7 @@ KIND = Kind(
 
 def check(study: Study) -> None:
     """A rating study rates texts on numeric scales; a judge's effort is part of the judge."""
-    if study.benchmark in ("truthfulqa", "ukpconvarg1", "hhrlhf"):
+    if study.benchmark in ("truthfulqa", "ukpconvarg1", "hhrlhf", "llmbar"):
         raise ValueError(f"benchmark {study.benchmark!r} is not a rating benchmark")
     from tasks.judging.scales import load_scales
 
@@ -88,10 +88,10 @@ def plan_items(study: Study, settings: Settings) -> pl.DataFrame:
 
 def preview(study: Study, settings: Settings) -> tuple:
     """`judgelab plan`: load the benchmark and plan the study (no calls)."""
-    from tasks import stages, warehouse
+    from tasks import planning, warehouse
 
-    stages.load_benchmark.fn(study, settings)
-    counts, notes = stages.make_plan.fn(study, settings)
+    planning.load_benchmark(study, settings)
+    counts, notes = planning.make_plan(study, settings)
     return counts, notes, warehouse.read_table(settings, "plan", study.name), []
 
 

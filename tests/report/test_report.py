@@ -54,7 +54,7 @@ TABLE_VIEWS = {
     "rating": ["tbl_design_impact_single", "tbl_design_impact_all_pairs", "tbl_threshold_shares"],
     "accuracy": ["tbl_verdict_impact"],
     "tone": ["tbl_tone_by_variant", "tbl_tone_criteria"],
-    "pairwise": ["tbl_pairwise_agreement"],
+    "pairwise": ["tbl_pairwise_agreement", "tbl_pairwise_order_accuracy"],
 }
 
 

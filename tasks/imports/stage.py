@@ -1,0 +1,49 @@
+"""The import stage and the plan's imported rows, for every study type whose record reads
+imports (tasks/kinds.py `imports`): read tables, call the pure transforms, write."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import polars as pl
+from prefect import task
+
+from judgelab.settings import Settings
+from judgelab.study import Study
+from tasks import warehouse
+from tasks.imports import load, rows
+from tasks.judging import store
+from tasks.kinds import kind
+
+
+def study_imports(study: Study, settings: Settings) -> pl.DataFrame:
+    """The study's imported judgments on its sampled items. With the whole benchmark
+    (`sample_size = 0`) an item the study lacks is an error; a sample drops the others."""
+    if not study.imports:
+        return pl.DataFrame()
+    table, column = kind(study.type).load("imports").ITEMS
+    items = set(warehouse.read_table(settings, table, study.items_part, [column])[column])
+    found = load.imported(study, settings, items if study.sample_size == 0 else None)
+    if found.is_empty():
+        return found
+    return found.filter(pl.col("item").is_in(list(items)))
+
+
+def plan_rows(study: Study, settings: Settings) -> pl.DataFrame:
+    """The plan's rows of the imported judges (none without imports)."""
+    return rows.plan_rows(study, study_imports(study, settings))
+
+
+@task(name="import")
+def import_stage(study: Study, settings: Settings, run_id: str) -> int:
+    """Imported answers not yet stored, or changed in their file, → one store part (the
+    newest row per key wins); returns the rows written (0 when the files are unchanged)."""
+    found = study_imports(study, settings)
+    if found.is_empty():
+        return 0
+    stored = store.latest_rows(settings.store_dir, ["key", *rows.ANSWER])
+    new = rows.changed(found, stored)
+    if new.is_empty():
+        return 0
+    store.write_part(settings.store_dir, rows.store_rows(new, run_id, datetime.now(UTC)))
+    return new.height
