@@ -1,4 +1,6 @@
 -- Pairwise, not Table 17's level means: mean/max |Δaccuracy| over single-choice design pairs.
+-- Accuracy studies, and pairwise studies with a human preference (a call right when its winner
+-- is the preferred answer; tasks/pairwise/verdict_tests.py).
 -- Unlike tbl_verdict_impact, which first averages each level over the other choices, this
 -- averages |accuracy_a − accuracy_b| over every pair of designs that differ in that one choice
 -- (stg_verdict_pairs), so mean ≠ max even for a two-level choice. A judge without effort control

@@ -1,4 +1,7 @@
 -- Does a design choice change correctness? Chi-square per choice, Cochran's Q over all designs.
+-- Accuracy studies: a verdict is right when it matches the truth; pairwise studies with a human
+-- preference (e.g. LLMBar): a call (pair × order × repeat) is right when its winner is the
+-- preferred answer, a tie is wrong, a failed call is no item (tasks/pairwise/verdict_tests.py).
 -- Chi-square of correctness × choice over design × item rows (treated as independent: a screen);
 -- Cochran's Q over all designs on the items all resolved. sig: p < 0.05; sig_holm, sig_bh: after
 -- Holm and Benjamini–Hochberg (FDR 5%) over the family of the study's tests in this table.

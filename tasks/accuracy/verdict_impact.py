@@ -113,10 +113,15 @@ def verdict_tests(
     stays out of Cochran's Q (it would leave no complete item); n_levels counts those tested.
     p_holm and p_bh adjust p over the family of the study's tests in this table.
     """
+    return tests_of(correctness(verdicts, consensus, truth))
+
+
+def tests_of(correct: pl.DataFrame) -> pl.DataFrame:
+    """`verdict_tests` from correctness rows (VERDICT_DESIGN, item_id, correct 0/1): shared by
+    the study types whose verdicts are right or wrong (accuracy; pairwise against the human
+    choice, tasks/pairwise/verdict_tests.py)."""
     out = []
-    for (study,), rows in correctness(verdicts, consensus, truth).group_by(
-        "study", maintain_order=True
-    ):
+    for (study,), rows in correct.group_by("study", maintain_order=True):
         for choice, column in CHOICE_COLUMNS.items():
             kept = (
                 rows.filter(pl.col(column) != EFFORT_NA) if choice == "reasoning_effort" else rows
@@ -250,7 +255,6 @@ def _study_pairs(
     )
 
 
-@one_blas_thread()
 def verdict_pairs(
     verdicts: pl.DataFrame, consensus: pl.DataFrame, *, margin: float, truth: str = "reference"
 ) -> pl.DataFrame:
@@ -267,13 +271,18 @@ def verdict_pairs(
     judge without effort control pairs with every effort design of another judge at the same
     prompt level. A pair without shared items keeps its row with null statistics.
     """
-    rows = correctness(verdicts, consensus, truth)
+    designs = verdicts.select(VERDICT_DESIGN).unique()
+    return pairs_of(correctness(verdicts, consensus, truth), designs, margin=margin)
+
+
+@one_blas_thread()
+def pairs_of(correct: pl.DataFrame, designs: pl.DataFrame, *, margin: float) -> pl.DataFrame:
+    """`verdict_pairs` from correctness rows (see `tests_of`) and every design (VERDICT_DESIGN;
+    a design without a scored item keeps its pairs, with null statistics)."""
     parts = [
         part
-        for (study,), designs in verdicts.select(VERDICT_DESIGN)
-        .unique()
-        .group_by("study", maintain_order=True)
-        if (part := _study_pairs(study, rows.filter(pl.col("study") == study), designs, margin))
+        for (study,), own in designs.group_by("study", maintain_order=True)
+        if (part := _study_pairs(study, correct.filter(pl.col("study") == study), own, margin))
         is not None
     ]
     schema = {name: col.dtype.type for name, col in VerdictPairs.to_schema().columns.items()}

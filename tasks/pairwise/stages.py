@@ -16,7 +16,7 @@ from tasks.imports import stage as imports
 from tasks.judging import store
 from tasks.judging.cache import call_counts
 from tasks.judging.scales import load_scales
-from tasks.pairwise import analysis
+from tasks.pairwise import analysis, verdict_tests
 from tasks.pairwise.order_accuracy import order_accuracy_table
 from tasks.pairwise.plan import build_plan
 from tasks.plan import sample_items
@@ -56,8 +56,8 @@ def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int
 
 @task(name="pairwise-analysis")
 def analysis_stage(study: Study, settings: Settings) -> int:
-    """Stored answers → `pairwise_verdicts`, then `pairwise_position`, `pairwise_agreement` and
-    `pairwise_order_accuracy`."""
+    """Stored answers → `pairwise_verdicts`, then `pairwise_position`, `pairwise_agreement`,
+    `pairwise_order_accuracy`, `verdict_tests` and `verdict_pairs`."""
     a = study.analysis
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
     judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
@@ -68,6 +68,9 @@ def analysis_stage(study: Study, settings: Settings) -> int:
         "pairwise_position": analysis.position_table(verdicts, n_boot=a.bootstrap, seed=a.seed),
         "pairwise_agreement": analysis.agreement_table(verdicts),
         "pairwise_order_accuracy": order_accuracy_table(verdicts),
+        # the accuracy study's paired tests, on right-or-wrong against the human choice
+        "verdict_tests": verdict_tests.verdict_tests(verdicts),
+        "verdict_pairs": verdict_tests.verdict_pairs(verdicts, margin=a.margin(percent=True)),
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)

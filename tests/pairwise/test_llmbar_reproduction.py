@@ -207,3 +207,28 @@ def test_the_view_shows_the_papers_percentages(imported: dict, settings: Setting
         ("GPT-4/Vanilla", 95.0, 96.0, 95.5, 93.0, 95.0, 0, 0),
         ("PaLM2/Vanilla_NoRules", 77.0, 87.0, 82.0, 74.0, 84.0, 3, 6),
     ]
+
+
+def test_llmbar_designs_get_the_accuracy_studys_paired_tests(
+    run: dict, study_settings: Settings, files: list[Path]
+) -> None:
+    """Cochran's Q over the 65 evaluator × strategy designs, a chi-square screen per choice,
+    and McNemar for every pair of designs differing in evaluator only or strategy only."""
+    tests = warehouse.read_table(study_settings, "verdict_tests", "llmbar")
+    assert sorted(tests.select("test", "choice").rows()) == [
+        ("chi2_independence", "model"),
+        ("chi2_independence", "prompt_level"),
+        ("cochran_q", "design"),
+    ]
+    q = tests.filter(pl.col("test") == "cochran_q").row(0, named=True)
+    assert q["n_levels"] == 65 and q["p"] < 1e-6  # strategies and evaluators differ a lot
+    designs = llmbar.evaluator_files(files).select("evaluator", "strategy")
+
+    def pairs_within(key: str) -> int:  # designs sharing `key`, differing in the other choice
+        return sum(n * (n - 1) // 2 for n in designs.group_by(key).len()["len"])
+
+    pairs = warehouse.read_table(study_settings, "verdict_pairs", "llmbar")
+    assert pairs.group_by("choice").len().sort("choice").rows() == [
+        ("model", pairs_within("strategy")),  # same strategy, another evaluator
+        ("prompt_level", pairs_within("evaluator")),
+    ]

@@ -1,0 +1,39 @@
+"""Does a design choice change whether a pairwise judge picks the human-preferred answer? The
+accuracy study's paired tests (tasks/accuracy/verdict_impact.py), on pairwise verdicts: each
+call (a pair in one order, one repeat) is an item, right when its winner is the preferred
+answer. So a pairwise study with several judges or prompt levels — LLMBar's evaluators ×
+strategies — gets Cochran's Q across its designs, a chi-square screen per choice, and McNemar
+with TOST equivalence for every pair of designs that differ in one choice (tbl_verdict_tests,
+tbl_verdict_impact_pairs).
+
+A tie is wrong (it does not pick the preferred answer); a failed or missing call is no item of
+its design (the accuracy study leaves unresolved items out the same way), and an unlabelled
+pair is no item at all."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from schemas.verdicts import VERDICT_DESIGN
+from tasks.accuracy.verdict_impact import pairs_of, tests_of
+from tasks.judging.parse import OK
+
+
+def correctness(verdicts: pl.DataFrame) -> pl.DataFrame:
+    """pairwise_verdicts → one row per design × scored call with a human preference: item_id
+    `<pair>#<order>#<repeat>` (every design sees the same ones), correct 0/1."""
+    order = pl.when(pl.col("shown_first") == "a").then(pl.lit("ab")).otherwise(pl.lit("ba"))
+    item = pl.concat_str("pair_id", pl.lit("#"), order, pl.lit("#"), pl.col("repeat"))
+    return verdicts.filter((pl.col("status") == OK) & pl.col("preferred").is_not_null()).select(
+        *VERDICT_DESIGN,
+        item.alias("item_id"),
+        (pl.col("winner") == pl.col("preferred")).cast(pl.Int64).alias("correct"),
+    )
+
+
+def verdict_tests(verdicts: pl.DataFrame) -> pl.DataFrame:
+    return tests_of(correctness(verdicts))
+
+
+def verdict_pairs(verdicts: pl.DataFrame, *, margin: float) -> pl.DataFrame:
+    return pairs_of(correctness(verdicts), verdicts.select(VERDICT_DESIGN).unique(), margin=margin)

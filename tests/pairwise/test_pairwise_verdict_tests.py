@@ -1,0 +1,68 @@
+"""The accuracy study's paired tests on pairwise verdicts: a call is an item, right when its
+winner is the human-preferred answer; a tie is wrong, a failed call and an unlabelled pair are
+no item. A planted prompt-level effect is found by McNemar and Cochran's Q, and two identical
+designs are equivalent by TOST."""
+
+from __future__ import annotations
+
+import polars as pl
+from scipy import stats
+
+from schemas.pairwise_verdicts import PairwiseVerdicts
+from schemas.validate import validate
+from tasks.pairwise import verdict_tests
+
+COLUMNS = list(PairwiseVerdicts.to_schema().columns)
+
+
+def design(level: str, winners: list[str | None], judge: str = "j") -> list[tuple]:
+    """One design's calls: pair i in order ab, every pair preferring a; None = unparseable."""
+    return [
+        ("s", judge, f"m/{judge}", level, "n/a", f"p{i}", "a", 0,
+         "ok" if w else "unparseable", {"a": "A", "b": "B", "tie": "tie"}.get(w), w, "a")
+        for i, w in enumerate(winners)
+    ]  # fmt: skip
+
+
+def frame(rows: list[tuple]) -> pl.DataFrame:
+    return validate(pl.DataFrame(rows, schema=COLUMNS, orient="row"), PairwiseVerdicts)
+
+
+def test_correctness_counts_ties_wrong_and_leaves_failed_and_unlabelled_calls_out() -> None:
+    rows = design("base", ["a", "b", "tie", None])
+    rows.append(("s", "j", "m/j", "base", "n/a", "p9", "b", 0, "ok", "A", "b", None))
+    got = verdict_tests.correctness(frame(rows))
+    assert got.select("item_id", "correct").rows() == [
+        ("p0#ab#0", 1),
+        ("p1#ab#0", 0),
+        ("p2#ab#0", 0),
+    ]
+
+
+def test_a_planted_level_effect_is_found_and_identical_designs_are_equivalent() -> None:
+    n = 40
+    right, wrong = ["a"] * n, ["a"] * 10 + ["b"] * (n - 10)  # "short" is wrong on 30 of 40
+    verdicts = frame(design("base", right) + design("long", right) + design("short", wrong))
+    tests = verdict_tests.verdict_tests(verdicts)
+    (q,) = tests.filter(pl.col("test") == "cochran_q").iter_rows(named=True)
+    # Cochran's Q by hand: k = 3 designs, column sums 40, 40, 10, row sums 3 (10 items), 2 (30)
+    cols, rows_ = [40, 40, 10], [3] * 10 + [2] * 30
+    k, total = 3, sum(cols)
+    by_hand = (
+        (k - 1)
+        * (k * sum(c * c for c in cols) - total**2)
+        / (k * total - sum(r * r for r in rows_))
+    )
+    assert q["n_levels"] == 3 and q["n_obs"] == n
+    assert abs(q["statistic"] - by_hand) < 1e-9 and q["statistic"] == 60.0
+    assert abs(q["p"] - stats.chi2.sf(by_hand, 2)) < 1e-12
+    pairs = verdict_tests.verdict_pairs(verdicts, margin=0.05)
+    assert pairs["choice"].unique().to_list() == ["prompt_level"] and pairs.height == 3
+    same = pairs.filter((pl.col("prompt_level_a") == "base") & (pl.col("prompt_level_b") == "long"))
+    assert same["b"].item() == same["c"].item() == 0 and same["equivalent"].item() == "yes"
+    planted = pairs.filter(pl.col("prompt_level_b") == "short")
+    assert planted["c"].to_list() == [0, 0] and planted["b"].to_list() == [30, 30]
+    # 30 discordant calls (≥ 25): McNemar's chi-square with continuity, (|b − c| − 1)² / (b + c)
+    mcnemar = stats.chi2.sf((30 - 1) ** 2 / 30, 1)
+    assert ((planted["p"] - mcnemar).abs() < 1e-12).all()
+    assert (planted["equivalent"] == "no").all()
