@@ -50,36 +50,6 @@ def calls_made(out: str, judge: str) -> int:
     return int(re.search(rf"judge {re.escape(judge)}: .*?(\d+) judge calls made", out).group(1))
 
 
-def test_embedded_judge_end_to_end_and_rerun_makes_no_calls(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    out = judgelab(data, "run", "studies/sentiment.toml", "--sample-size", "4")
-    assert calls_made(out, "smollm2-135m") == 48  # 4 items × 3 prompt levels × 4 scales
-    settings = Settings(data_dir=data)
-    rows = store.read_store(settings.store_dir)
-    assert rows.height == 48 and rows["key"].n_unique() == 48
-    assert set(rows["status"]) <= {"ok", "unparseable", "out_of_range"}  # no provider errors
-    table = warehouse.query(settings, "select * from tbl_rating_performance")
-    assert table.height == 13  # 12 designs of the judge + the VADER baseline
-    judge_rows = table.filter(pl.col("kind") == "judge")
-    assert judge_rows.height == 12 and judge_rows["n_items"].sum() <= 48
-    assert table.filter(pl.col("kind") == "baseline")["n_items"].to_list() == [4]
-    assert warehouse.query(settings, "select count(*) as n from stg_items")["n"][0] == 23703
-    n_scores = "select kind, count(*) as n from stg_scores group by kind order by kind"
-    assert warehouse.query(settings, n_scores).rows() == [("baseline", 4), ("judge", 48)]
-
-    again = judgelab(data, "run", "studies/sentiment.toml", "--sample-size", "4")
-    assert calls_made(again, "smollm2-135m") == 0
-    assert "48 already stored" in again
-    assert store.read_store(settings.store_dir).height == 48
-    assert table.equals(warehouse.query(settings, "select * from tbl_rating_performance"))
-    # the ad-hoc SQL command prints the same table
-    printed = judgelab(data, "sql", "select judge, scale, bias from tbl_rating_performance")
-    assert printed.count("smollm2-135m") == 12
-    # any view exports; the CSV has a header and one line per row
-    csv = judgelab(data, "show", "tbl_rating_performance", "--format", "csv")
-    assert len(csv.strip().splitlines()) == 1 + table.height
-
-
 FAKE_STUDY = """
 [study]
 name = "fake-sentiment"
@@ -165,7 +135,8 @@ ON_THEIR_OWN = ("tbl_tone_", "tbl_rewrite_", "tbl_pairwise_")
 
 def test_default_suite_runs_every_study_every_view_and_never_prints_texts(tmp_path: Path) -> None:
     """The default job (studies/all.toml) at a tiny size: rating tasks with both baselines, and
-    the accuracy study, with the embedded judge."""
+    the accuracy study, with the embedded judge; then again, with no call (one embedded run
+    pair for the whole file: each costs minutes of CI)."""
     data = tmp_path / "data"
     out = judgelab(data, "run", "studies/all.toml", "--sample-size", "3")
     assert calls_made(out, "smollm2-135m") == 36  # sentiment: 3 texts × 3 levels × 4 scales
@@ -192,3 +163,18 @@ def test_default_suite_runs_every_study_every_view_and_never_prints_texts(tmp_pa
     assert texts.height == 4185
     leaked = [t for t in texts["text"] if len(t) > 12 and t in out]
     assert not leaked, f"{len(leaked)} toxicity texts were printed"  # count only, never the text
+    # every call stored once, none failed in transport
+    calls = store.read_store(settings.store_dir).filter(pl.col("source") == "call")
+    assert calls.height == calls["key"].n_unique() == 36 + 36 + 9
+    assert set(calls["status"]) <= {"ok", "unparseable", "out_of_range"}
+
+    # the same run again makes no call and leaves the tables as they were
+    again = judgelab(data, "run", "studies/all.toml", "--sample-size", "3")
+    assert calls_made(again, "smollm2-135m") == 0 and "36 already stored" in again
+    assert store.read_store(settings.store_dir).filter(pl.col("source") == "call").height == 81
+    assert table.equals(warehouse.query(settings, "select * from tbl_rating_performance"))
+    # the ad-hoc SQL command prints the same table; any view exports as CSV, one line a row
+    printed = judgelab(data, "sql", "select judge, scale, bias from tbl_rating_performance")
+    assert printed.count("smollm2-135m") == 24
+    csv = judgelab(data, "show", "tbl_rating_performance", "--format", "csv")
+    assert len(csv.strip().splitlines()) == 1 + table.height
