@@ -259,6 +259,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         if len(result["workers"]) > 1:
             print(f"{result['study']} · shards ran on {len(result['workers'])} workers")
     print(f"finished in {time.perf_counter() - started:.0f} s\n")
+    from tasks.report import provenance
+
+    names = [r["study"] for r in results]
+    sources = provenance.labels(provenance.study_sources(_settings(), names))
+    for study in names:  # imported or called, as the store says
+        print(f"{study}: {sources.get(study, 'no judgments')}")
+    print()
     for k in kinds():
         studies = [r["study"] for r in results if r["type"] == k.name]
         if not studies:
@@ -273,6 +280,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             for row in table.filter(pl.col("note").is_not_null()).iter_rows(named=True):
                 print(f"note on {row_label(row)}: {row['note']}")
+        if k.headline:  # what the tables say, computed (tasks/<type>/ headline)
+            for study, said in k.load("headline")(_settings(), studies).items():
+                print(f"\n{study}: {said}")
     print(
         "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"
