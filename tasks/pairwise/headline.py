@@ -47,7 +47,7 @@ def level_accuracy(verdicts: pl.DataFrame) -> pl.DataFrame:
     every other factor's effects averaged over its levels — the plain means when crossed."""
     labelled = _made(verdicts).filter(pl.col("preferred").is_not_null())
     right = (pl.col("winner") == pl.col("preferred")).fill_null(False)
-    cells = labelled.group_by(CELL).agg(right.mean().alias("accuracy"))
+    cells = labelled.group_by(CELL).agg(right.mean().alias("accuracy")).sort(CELL)
     factors = [c for c, _, _ in FACTORS if cells[c].n_unique() > 1]
     schema = {"factor": pl.String, "level": pl.String, "accuracy": pl.Float64}
     if not factors:
@@ -61,8 +61,9 @@ def level_accuracy(verdicts: pl.DataFrame) -> pl.DataFrame:
     for f in factors:
         effects[f] = np.concatenate([[0.0], fit[at : at + len(levels[f]) - 1]])
         at += len(levels[f]) - 1
-    rows = [
-        (f, level, float(fit[0] + effect + sum(effects[g].mean() for g in factors if g != f)))
+    others = {f: sum(effects[g].mean() for g in factors if g != f) for f in factors}
+    rows = [  # rounded: levels equal but for the fit's rounding error tie (then go by name)
+        (f, level, round(float(fit[0] + effect + others[f]), 9))
         for f in factors
         for level, effect in zip(levels[f], effects[f], strict=True)
     ]
