@@ -140,7 +140,7 @@ def checked_studies(run_file: str) -> list[tuple[str, Study]]:
     studies = []
     for path in study_files(run_file):
         study = load_study(path)
-        for note in check_study(path, study):
+        for note in check_study(path, study, imports=False):  # preflight checks them
             print(f"judgelab: note: {note}", file=sys.stderr)
         studies.append((path, study))
     return studies
@@ -165,7 +165,11 @@ def passed(selftest: SelfTest) -> None:
 
 def preflight(run_file: str) -> list[tuple[str, Study]]:
     """Every study file parses, every judge's model has a provider and its credentials, and
-    every embedded model decodes on this machine, before anything runs or a server starts."""
+    every embedded model decodes on this machine, before anything runs or a server starts;
+    then the imported files are checked (fetching a source writes data/raw: a run that cannot
+    judge writes nothing)."""
+    from judgelab.check import check_imports
+
     studies = checked_studies(run_file)
     selftest = self_test(studies)  # in a child process, while litellm loads here
     try:
@@ -174,6 +178,8 @@ def preflight(run_file: str) -> list[tuple[str, Study]]:
         selftest.stop()
         raise
     passed(selftest)
+    for _, study in studies:
+        check_imports(study)
     return studies
 
 
