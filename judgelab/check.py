@@ -9,17 +9,22 @@ from judgelab.study import Study, StudyError, locate, study_text, suggest
 from schemas.validate import TableError
 
 
-def check_study(path: str | Path, study: Study, keep: bool = False) -> list[str]:
+def check_study(
+    path: str | Path, study: Study, keep: bool = False, imports: bool = True
+) -> list[str]:
     """Raise StudyError (study file, with its line) or TableError (data file, with its line,
     row and column) on the first kind of problem found; every message is one line. Returns
     notes: things that run but may not be what the user meant. `keep`: a rating file's
-    checked rows stay for the load that follows in this process (read once)."""
+    checked rows stay for the load that follows in this process (read once). `imports`: check
+    the `[[imports]]` files too (False: the caller does, once a run may write: checking a
+    source's files fetches them into data/raw)."""
     path = Path(path)
     text = study_text(path)
     check_prompts(path, text, study)
     check_truth(path, text, study)
     n_items = check_data(study, keep)
-    check_imports(study)
+    if imports:
+        check_imports(study)
     if n_items is not None and study.sample_size > n_items:
         return [
             f"{path}: sample_size = {study.sample_size} is more than the data file's "

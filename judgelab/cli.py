@@ -140,7 +140,7 @@ def checked_studies(run_file: str) -> list[tuple[str, Study]]:
     studies = []
     for path in study_files(run_file):
         study = load_study(path)
-        for note in check_study(path, study):
+        for note in check_study(path, study, imports=False):  # preflight checks them
             print(f"judgelab: note: {note}", file=sys.stderr)
         studies.append((path, study))
     return studies
@@ -165,7 +165,11 @@ def passed(selftest: SelfTest) -> None:
 
 def preflight(run_file: str) -> list[tuple[str, Study]]:
     """Every study file parses, every judge's model has a provider and its credentials, and
-    every embedded model decodes on this machine, before anything runs or a server starts."""
+    every embedded model decodes on this machine, before anything runs or a server starts;
+    then the imported files are checked (fetching a source writes data/raw: a run that cannot
+    judge writes nothing)."""
+    from judgelab.check import check_imports
+
     studies = checked_studies(run_file)
     selftest = self_test(studies)  # in a child process, while litellm loads here
     try:
@@ -174,6 +178,8 @@ def preflight(run_file: str) -> list[tuple[str, Study]]:
         selftest.stop()
         raise
     passed(selftest)
+    for _, study in studies:
+        check_imports(study)
     return studies
 
 
@@ -259,6 +265,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         if len(result["workers"]) > 1:
             print(f"{result['study']} · shards ran on {len(result['workers'])} workers")
     print(f"finished in {time.perf_counter() - started:.0f} s\n")
+    from tasks.report import provenance
+
+    names = [r["study"] for r in results]
+    sources = provenance.labels(provenance.study_sources(_settings(), names))
+    for study in names:  # imported or called, as the store says
+        print(f"{study}: {sources.get(study, 'no judgments')}")
+    print()
     for k in kinds():
         studies = [r["study"] for r in results if r["type"] == k.name]
         if not studies:
@@ -273,6 +286,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             for row in table.filter(pl.col("note").is_not_null()).iter_rows(named=True):
                 print(f"note on {row_label(row)}: {row['note']}")
+        if k.headline:  # what the tables say, computed (tasks/<type>/ headline)
+            for study, said in k.load("headline")(_settings(), studies).items():
+                print(f"\n{study}: {said}")
     print(
         "\nEvery table: .venv/bin/judgelab tables; one of them: .venv/bin/judgelab show NAME"
         f"\nWhole benchmark: .venv/bin/judgelab run {args.study} --full"

@@ -45,6 +45,9 @@ class Kind:
     # table and its id column), item_ids(study) → a user file's ids, plan_answers(rows, scale)
     # → rows with their plan `item_id`, `status` and `score`; None: the type takes no imports
     imports: str | None = None
+    # "module:function" (settings, studies) → {study: sentences}: what a study's tables say,
+    # computed, opening its report section and printed by `judgelab run`; None: no headline
+    headline: str | None = None
 
     def load(self, field: str) -> Any:
         """The object a dotted-path field names, imported now."""

@@ -135,12 +135,14 @@ ON_THEIR_OWN = ("tbl_tone_", "tbl_rewrite_", "tbl_pairwise_")
 
 def test_default_suite_runs_every_study_every_view_and_never_prints_texts(tmp_path: Path) -> None:
     """The default job (studies/all.toml) at a tiny size: rating tasks with both baselines, and
-    the accuracy study, with the embedded judge; then again, with no call (one embedded run
-    pair for the whole file: each costs minutes of CI)."""
+    the accuracy study, with the embedded judge, and the LLMBar audit's imported verdicts on
+    3 pairs (six judges, no call); then again, with no call (one embedded run pair for the
+    whole file: each costs minutes of CI)."""
     data = tmp_path / "data"
     out = judgelab(data, "run", "studies/all.toml", "--sample-size", "3")
     assert calls_made(out, "smollm2-135m") == 36  # sentiment: 3 texts × 3 levels × 4 scales
-    assert out.count("judge calls made") == 3
+    assert out.count("judge calls made") == 3 + 6
+    assert calls_made(out, "GPT-4") == 0 and "llmbar: imported: " in out
     assert "accuracy · judge smollm2-135m: 9 planned" in out  # 3 questions × 3 levels, effort n/a
     settings = Settings(data_dir=data)
     table = warehouse.query(settings, "select * from tbl_rating_performance")

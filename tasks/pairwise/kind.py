@@ -31,6 +31,7 @@ KIND = Kind(
     checks="tasks.pairwise.kind:check",
     stages="tasks.pairwise.kind",
     imports="tasks.pairwise.imports",
+    headline="tasks.pairwise.report:headlines",
     power_note=(
         "the power planner covers rating and accuracy studies; a pairwise study's power to find "
         "a position bias grows with its pairs (the sign test counts pairs, not calls)"

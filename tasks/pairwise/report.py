@@ -7,6 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from tasks.pairwise import figures
+from tasks.pairwise.headline import headline
 from tasks.report.drill import DrillSpec
 from tasks.report.panel import Panel
 
@@ -117,3 +118,13 @@ def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
         "flagged: sign test over pairs, Holm-adjusted.\ntbl_pairwise_agreement:",
         agreement.select(AGREEMENT_COLUMNS),
     ]
+
+
+def headlines(settings: object, studies: list[str]) -> dict[str, str]:
+    """Each study's headline (tasks/pairwise/headline.py) from its verdicts, as stored."""
+    from tasks import warehouse
+
+    sql = "select * from stg_pairwise_verdicts where list_contains(?, study)"
+    verdicts = warehouse.query(settings, sql, [studies])
+    said = {study: headline(rows) for (study,), rows in verdicts.group_by("study")}
+    return {s: said[s] for s in studies if said.get(s)}

@@ -16,7 +16,7 @@ from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging.prompts import PROMPTS_DIR, task_config
 from tasks.kinds import kinds
-from tasks.report import drill, figures
+from tasks.report import drill, figures, provenance
 from tasks.report.figcache import FigureCache
 from tasks.report.page import Block, Section, render_page
 from tasks.report.panel import Draw, Panel
@@ -162,21 +162,30 @@ def changes_block(settings: Settings, studies: list[str]) -> Block:
 
 
 def summary_section(
-    settings: Settings, studies: list[str], types: dict[str, str], render: Render
+    settings: Settings,
+    studies: list[str],
+    types: dict[str, str],
+    sources: dict[str, str],
+    render: Render,
 ) -> Section:
+    """What ran, each study labelled imported or live (`sources`: provenance.labels), and
+    the calls by outcome."""
     ran = warehouse.query(settings, WHAT_RAN, [studies, REWRITE_SCALE])
-    ran = ran.insert_column(1, pl.Series("type", [types[s] for s in ran["study"]])).sort(
-        pl.col("study").replace_strict({s: i for i, s in enumerate(studies)})
-    )
+    ran = ran.insert_column(1, pl.Series("type", [types[s] for s in ran["study"]]))
+    ran = ran.insert_column(
+        2, pl.Series("source", [sources.get(s) for s in ran["study"]], dtype=pl.String)
+    ).sort(pl.col("study").replace_strict({s: i for i, s in enumerate(studies)}))
     outcomes = warehouse.query(settings, CALL_OUTCOMES, [studies])
     blocks = [
         changes_block(settings, studies),
         Block(
             "fct_calls",
             "What ran",
-            "One row per study: its judges and designs, how many judge calls were planned and "
-            "stored, how many answers could not be parsed (parse_fail) or failed (error), and "
-            "the tokens and cost (null when the price of a model is unknown).",
+            "One row per study: where its judgments come from (imported from files or live "
+            "calls, as the store records them), its judges and designs, how many judge calls "
+            "were planned and stored, how many answers could not be parsed (parse_fail) or "
+            "failed (error), and the tokens and cost (null when the price of a model is "
+            "unknown).",
             ran,
             figure=False,
         ),
@@ -201,6 +210,7 @@ def summary_section(
         + ", ".join(f"{s} ({types[s]})" for s in studies)
         + ". Results first; requests, tokens and cost at the end.",
         blocks,
+        tuple(f"{s}: {sources[s]}." for s in studies if s in sources),
     )
 
 
@@ -326,6 +336,18 @@ def report_path(settings: Settings, run_file: str | Path) -> Path:
     return confined_file(settings.data_dir / "reports", name, root=settings.data_dir)
 
 
+def lead(said: dict[str, str], sources: dict[str, str]) -> tuple[str, ...]:
+    """A type section's opening lines: each study's headline (`said`), after where its
+    judgments come from; an imported study is labelled even without a headline."""
+    lines = []
+    for study, source in sources.items():
+        if study in said:
+            lines.append(f"{study} ({source}): {said[study]}")
+        elif "imported" in source:
+            lines.append(f"{study}: {source}.")
+    return tuple(lines)
+
+
 def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     """Write one self-contained HTML report for these studies to `out` and return its path.
 
@@ -338,7 +360,8 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     ids, data = drill_data(settings, studies, types)
     out = Path(out)
     cache = FigureCache(settings.data_dir / "cache" / "figures" / out.stem)
-    sections = [summary_section(settings, studies, types, cache.render)]
+    sources = provenance.labels(provenance.study_sources(settings, studies))
+    sections = [summary_section(settings, studies, types, sources, cache.render)]
     for kind in kinds():
         of_kind = [s for s in studies if types[s] == kind.name]
         if not of_kind:
@@ -355,7 +378,9 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
             for i, panel in enumerate(report.PANELS, 1)
         ]
         intro = f"{report.INTRO} Studies: {', '.join(of_kind)}."
-        sections.append(Section(kind.name, report.TITLE, intro, blocks))
+        said = kind.load("headline")(settings, of_kind) if kind.headline else {}
+        own = {s: sources[s] for s in of_kind if s in sources}
+        sections.append(Section(kind.name, report.TITLE, intro, blocks, lead(said, own)))
     drift = drift_section(settings, studies, cache.render)
     sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))

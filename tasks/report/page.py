@@ -31,6 +31,7 @@ h2 { font-size: 1.35rem; margin: 2.4rem 0 .4rem; padding-bottom: .2rem;
 h3 { font-size: 1.08rem; margin: 1.8rem 0 .2rem; }
 p { margin: .3rem 0 .6rem; }
 p.guide { color: #333; max-width: 52rem; }
+p.lead { font-size: 1.05rem; max-width: 56rem; }
 p.empty { color: #555; font-style: italic; }
 nav > ol { margin: .4rem 0; padding-left: 1.3rem; }
 nav ol ol { columns: 2; column-gap: 2rem; margin: .1rem 0 .5rem; padding-left: 1.3rem;
@@ -108,6 +109,7 @@ class Section:
     title: str
     intro: str
     blocks: list[Block] = field(default_factory=list)
+    lead: tuple[str, ...] = ()  # computed sentences shown first, one paragraph each
 
 
 def fmt_value(value: object) -> str:
@@ -261,7 +263,10 @@ def render_page(
         toc.append(f'<li><a href="#{s.key}">{escape(s.title)}</a><ol>{"".join(links)}</ol></li>')
         body.append(
             f'<section id="{s.key}" class="part">\n<h2>{escape(s.title)}</h2>\n'
-            f"<p>{escape(s.intro)}</p>\n" + "\n".join(blocks) + "\n</section>"
+            + "".join(f'<p class="lead">{escape(line)}</p>\n' for line in s.lead)
+            + f"<p>{escape(s.intro)}</p>\n"
+            + "\n".join(blocks)
+            + "\n</section>"
         )
     names = ", ".join(studies)
     notes = " ".join(k.load("report").SCALE_NOTE for k in kinds() if k.name in types)
