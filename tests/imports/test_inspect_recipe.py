@@ -6,7 +6,9 @@ inspect_ai too when it is importable (it is not a judgelab dependency)."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,14 @@ def test_an_inspect_log_runs_through_the_recipe_without_calls(tmp_path: Path, lo
         "from tbl_pairwise_order_accuracy",
     )
     assert order.rows() == [(6, 2, 4, 2, 2, 2, 2)]
+
+
+def test_the_readme_shows_the_recipe_s_mapping() -> None:
+    """The README's Inspect block is studies/inspect_pairwise.toml's [[imports]] but its files."""
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```toml\n(.*?)```", readme, re.S) if "records = " in b]
+    shown = tomllib.loads(block)["imports"][0]
+    recipe = tomllib.loads(RECIPE.read_text())["imports"][0]
+    assert {k: v for k, v in shown.items() if k != "files"} == {
+        k: v for k, v in recipe.items() if k != "files"
+    }
