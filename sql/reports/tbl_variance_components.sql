@@ -1,4 +1,6 @@
 -- Which source explains most of the judge-score variance in a study (eta², sequential SS)?
+-- Rating studies: judge, prompt level, scale, item; pairwise studies with a human preference:
+-- right-or-wrong of each call over judge, prompt level, order (ab/ba) and pair (item).
 create or replace view tbl_variance_components as
 select study,
        component,

@@ -57,7 +57,7 @@ def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int
 @task(name="pairwise-analysis")
 def analysis_stage(study: Study, settings: Settings) -> int:
     """Stored answers → `pairwise_verdicts`, then `pairwise_position`, `pairwise_agreement`,
-    `pairwise_order_accuracy`, `verdict_tests` and `verdict_pairs`."""
+    `pairwise_order_accuracy`, `verdict_tests`, `verdict_pairs` and `variance_components`."""
     a = study.analysis
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
     judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
@@ -71,6 +71,7 @@ def analysis_stage(study: Study, settings: Settings) -> int:
         # the accuracy study's paired tests, on right-or-wrong against the human choice
         "verdict_tests": verdict_tests.verdict_tests(verdicts),
         "verdict_pairs": verdict_tests.verdict_pairs(verdicts, margin=a.margin(percent=True)),
+        "variance_components": verdict_tests.variance_components(verdicts),
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)

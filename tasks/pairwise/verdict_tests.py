@@ -4,7 +4,8 @@ call (a pair in one order, one repeat) is an item, right when its winner is the 
 answer. So a pairwise study with several judges or prompt levels — LLMBar's evaluators ×
 strategies — gets Cochran's Q across its designs, a chi-square screen per choice, and McNemar
 with TOST equivalence for every pair of designs that differ in one choice (tbl_verdict_tests,
-tbl_verdict_impact_pairs).
+tbl_verdict_impact_pairs), and the variance of right-or-wrong split into judge, prompt level,
+the order of the two answers, the pair and their interactions (tbl_variance_components).
 
 A tie is wrong (it does not pick the preferred answer); a failed or missing call is no item of
 its design (the accuracy study leaves unresolved items out the same way), and an unlabelled
@@ -17,13 +18,16 @@ import polars as pl
 from schemas.verdicts import VERDICT_DESIGN
 from tasks.accuracy.verdict_impact import pairs_of, tests_of
 from tasks.judging.parse import OK
+from tasks.rating import variance
+from tasks.stats import one_blas_thread
+
+ORDER = pl.when(pl.col("shown_first") == "a").then(pl.lit("ab")).otherwise(pl.lit("ba"))
 
 
 def correctness(verdicts: pl.DataFrame) -> pl.DataFrame:
     """pairwise_verdicts → one row per design × scored call with a human preference: item_id
     `<pair>#<order>#<repeat>` (every design sees the same ones), correct 0/1."""
-    order = pl.when(pl.col("shown_first") == "a").then(pl.lit("ab")).otherwise(pl.lit("ba"))
-    item = pl.concat_str("pair_id", pl.lit("#"), order, pl.lit("#"), pl.col("repeat"))
+    item = pl.concat_str("pair_id", pl.lit("#"), ORDER, pl.lit("#"), pl.col("repeat"))
     return verdicts.filter((pl.col("status") == OK) & pl.col("preferred").is_not_null()).select(
         *VERDICT_DESIGN,
         item.alias("item_id"),
@@ -37,3 +41,26 @@ def verdict_tests(verdicts: pl.DataFrame) -> pl.DataFrame:
 
 def verdict_pairs(verdicts: pl.DataFrame, *, margin: float) -> pl.DataFrame:
     return pairs_of(correctness(verdicts), verdicts.select(VERDICT_DESIGN).unique(), margin=margin)
+
+
+@one_blas_thread()
+def variance_components(verdicts: pl.DataFrame) -> pl.DataFrame:
+    """Per study, eta² of right-or-wrong (the calls `correctness` keeps) for judge, prompt
+    level, order (ab or ba), item (pair × repeat) and their two-way terms, sequential sums of
+    squares in that order (tasks/rating/variance.py, whose item is the pair here)."""
+    rows = (
+        correctness(verdicts)
+        .with_columns(
+            pl.col("item_id").str.extract(r"#(ab|ba)#\d+$", 1).alias("order"),
+            pl.col("item_id").str.replace(r"#(ab|ba)(#\d+)$", "$2").alias("item_id"),
+        )
+        .with_columns(pl.col("correct").cast(pl.Float64))
+    )
+    factors = ("judge", "prompt_level", "order")
+    return variance.components_table(
+        [
+            row
+            for (study,), grp in rows.group_by("study", maintain_order=True)
+            for row in variance.study_components(study, grp, "correct", factors)
+        ]
+    )

@@ -12,26 +12,26 @@ from schemas.variance_components import COMPONENTS, VarianceComponents
 from tasks.stats import one_blas_thread
 
 FACTORS = ("judge", "prompt_level", "scale")  # design-level factors; "judge" is the model
-# the nested models of the sequential decomposition: (component added, the group whose
-# means are absorbed, the design-level terms); a term "a:b" is the cells of a × b
-STEPS = (
-    ("judge", "all", ("judge",)),
-    ("prompt_level", "all", ("judge", "prompt_level")),
-    ("scale", "all", FACTORS),
-    ("item", "item", FACTORS),
-    ("judge:prompt_level", "item", (*FACTORS, "judge:prompt_level")),
-    ("judge:scale", "item", (*FACTORS, "judge:prompt_level", "judge:scale")),
-    (
-        "prompt_level:scale",
-        "item",
-        (*FACTORS, "judge:prompt_level", "judge:scale", "prompt_level:scale"),
-    ),
-    (
-        "judge:item",
-        "judge:item",
-        (*FACTORS, "judge:prompt_level", "judge:scale", "prompt_level:scale"),
-    ),
-)
+
+
+def steps(factors: tuple[str, str, str]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The nested models of the sequential decomposition over three design-level factors (the
+    first one the judge): (component added, the group whose means are absorbed, the
+    design-level terms); a term "a:b" is the cells of a × b."""
+    j, p, s = factors
+    pairs = (f"{j}:{p}", f"{j}:{s}", f"{p}:{s}")
+    return (
+        (j, "all", (j,)),
+        (p, "all", (j, p)),
+        (s, "all", factors),
+        ("item", "item", factors),
+        (pairs[0], "item", (*factors, *pairs[:1])),
+        (pairs[1], "item", (*factors, *pairs[:2])),
+        (pairs[2], "item", (*factors, *pairs)),
+        (f"{j}:item", "judge:item", (*factors, *pairs)),
+    )
+
+
 TOL = 1e-9  # relative size below which a direction counts as already explained (rank)
 
 
@@ -78,15 +78,19 @@ class _Absorbed:
         return self.rss - float(np.sum(z**2 / lam[pos])), self.groups + int(pos.sum())
 
 
-def _study_components(study: str, rows: pl.DataFrame) -> list[dict]:
-    y = rows["score_1to7"].to_numpy().astype(float)
+def study_components(
+    study: str, rows: pl.DataFrame, value: str, factors: tuple[str, str, str] = FACTORS
+) -> list[dict]:
+    """One study's components of `value` over `factors` (the first the judge), `item_id` and
+    the judge × item cells; shared with the pairwise analysis (judge, prompt level, order)."""
+    y = rows[value].to_numpy().astype(float)
     y = y - y.mean()  # SS are shift-free; centring keeps the sums small
-    design = _codes(rows, *FACTORS)
+    design = _codes(rows, *factors)
     n_designs = int(design.max()) + 1
-    designs = rows.select(FACTORS).with_columns(d=design).unique("d").sort("d")  # row d: code d
-    per_design = {f: _codes(designs, f) for f in FACTORS}
-    for a, b in (("judge", "prompt_level"), ("judge", "scale"), ("prompt_level", "scale")):
-        per_design[f"{a}:{b}"] = _codes(designs, a, b)
+    designs = rows.select(factors).with_columns(d=design).unique("d").sort("d")  # row d: code d
+    per_design = {f: _codes(designs, f) for f in factors}
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        per_design[f"{factors[a]}:{factors[b]}"] = _codes(designs, factors[a], factors[b])
 
     def columns(terms: tuple[str, ...]) -> np.ndarray:
         """One indicator column per level of each term, one row per design."""
@@ -96,13 +100,13 @@ def _study_components(study: str, rows: pl.DataFrame) -> list[dict]:
     grouping = {
         "all": np.zeros(y.size, dtype=np.int64),
         "item": _codes(rows, "item_id"),
-        "judge:item": _codes(rows, "judge", "item_id"),
+        "judge:item": _codes(rows, factors[0], "item_id"),
     }
     absorbed = {name: _Absorbed(y, design, g, n_designs) for name, g in grouping.items()}
     rss, rank = absorbed["all"].fit(columns(()))
     total = rss
     out = []
-    for component, group, terms in STEPS:
+    for component, group, terms in steps(factors):
         new_rss, new_rank = absorbed[group].fit(columns(terms))
         df = new_rank - rank
         out.append((component, df, max(rss - new_rss, 0.0) if df > 0 else 0.0))
@@ -139,11 +143,18 @@ def variance_components(item_scores: pl.DataFrame) -> pl.DataFrame:
     level, or a term with nothing left to explain, gets df 0 and ss 0.
     """
     judged = item_scores.filter(pl.col("kind") == "judge")
-    rows = [
-        row
-        for (study,), grp in judged.group_by("study", maintain_order=True)
-        for row in _study_components(study, grp)
-    ]
+    return components_table(
+        [
+            row
+            for (study,), grp in judged.group_by("study", maintain_order=True)
+            for row in study_components(study, grp, "score_1to7")
+        ]
+    )
+
+
+def components_table(rows: list[dict]) -> pl.DataFrame:
+    """`study_components` rows → the validated `variance_components` table, in COMPONENTS
+    order."""
     schema = {name: col.dtype.type for name, col in VarianceComponents.to_schema().columns.items()}
     out = pl.DataFrame(rows, schema=schema)
     order = pl.col("component").replace_strict(COMPONENTS, list(range(len(COMPONENTS))))

@@ -232,3 +232,18 @@ def test_llmbar_designs_get_the_accuracy_studys_paired_tests(
         ("model", pairs_within("strategy")),  # same strategy, another evaluator
         ("prompt_level", pairs_within("evaluator")),
     ]
+
+
+def test_llmbar_variance_splits_judge_strategy_and_order(
+    study_settings: Settings, run: dict
+) -> None:
+    """Right-or-wrong over 65 designs: the evaluator explains more than the strategy, and
+    both more than the order of the two outputs (the headline's ranking, by another route)."""
+    table = warehouse.read_table(study_settings, "variance_components", "llmbar")
+    share = dict(table.select("component", "eta_sq").iter_rows())
+    assert set(share) == {
+        "judge", "prompt_level", "order", "item", "judge:prompt_level", "judge:order",
+        "prompt_level:order", "judge:item", "residual",
+    }  # fmt: skip
+    assert share["judge"] > share["prompt_level"] > share["order"] > 0
+    assert sum(share.values()) == pytest.approx(1.0, abs=1e-9)

@@ -66,3 +66,41 @@ def test_a_planted_level_effect_is_found_and_identical_designs_are_equivalent() 
     mcnemar = stats.chi2.sf((30 - 1) ** 2 / 30, 1)
     assert ((planted["p"] - mcnemar).abs() < 1e-12).all()
     assert (planted["equivalent"] == "no").all()
+
+
+def test_variance_of_right_or_wrong_is_statsmodels_type_one_with_the_order_as_a_factor() -> None:
+    """A planted judge effect and a planted order effect on 12 pairs: the decomposition's
+    sums of squares and df equal statsmodels' sequential ANOVA of the same model."""
+    import numpy as np
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for judge, strong in (("good", 0.9), ("weak", 0.5)):
+        for level, lift in (("base", 0.0), ("cot", 0.05)):
+            for i in range(12):
+                for shown, bonus in (("a", 0.1), ("b", -0.1)):  # a shown first helps
+                    right = rng.random() < strong + lift + bonus
+                    winner = "a" if right else "b"
+                    position = "A" if winner == shown else "B"
+                    rows.append(("s", judge, f"m/{judge}", level, "n/a", f"p{i}", shown, 0,
+                                 "ok", position, winner, "a"))  # fmt: skip
+    verdicts = frame(rows)
+    got = verdict_tests.variance_components(verdicts)
+    data = verdict_tests.correctness(verdicts).to_pandas()
+    data["order"] = data["item_id"].str.split("#").str[1]
+    data["pair"] = data["item_id"].str.split("#").str[0]
+    formula = (
+        "correct ~ C(judge) + C(prompt_level) + C(order) + C(pair) + C(judge):C(prompt_level)"
+        " + C(judge):C(order) + C(prompt_level):C(order) + C(judge):C(pair)"
+    )
+    sm = anova_lm(smf.ols(formula, data).fit(), typ=1)
+    assert got["component"].to_list() == [
+        "judge", "prompt_level", "order", "item", "judge:prompt_level", "judge:order",
+        "prompt_level:order", "judge:item", "residual",
+    ]  # fmt: skip
+    assert np.allclose(got["ss"].to_numpy(), sm["sum_sq"].to_numpy(), atol=1e-9)
+    assert got["df"].to_list() == sm["df"].astype(int).to_list()
+    shares = dict(got.select("component", "eta_sq").iter_rows())
+    assert shares["judge"] == max(shares[c] for c in ("judge", "prompt_level", "order"))
