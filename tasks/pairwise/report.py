@@ -8,6 +8,7 @@ import polars as pl
 
 from tasks.pairwise import figures
 from tasks.pairwise.headline import headline
+from tasks.report import figures as report_figures
 from tasks.report.drill import DrillSpec
 from tasks.report.panel import Panel
 
@@ -64,6 +65,23 @@ PANELS: list[Panel] = [
         "with answer a shown first (correct_False) and with b first (correct_True), in both, "
         "and how often both orders give the same outcome (equal); a tie or a failed call is "
         "never correct, two orders without a winner count as equal.",
+    ),
+    Panel(
+        "tbl_verdict_tests",
+        "Does a design choice change whether the judge picks the human's choice?",
+        "Each call right or wrong against the human preference (a tie is wrong, a failed call "
+        "left out): Cochran's Q over all designs on the calls every design made, and a "
+        "chi-square screen per choice, Holm / BH adjusted; McNemar and TOST for each pair of "
+        "designs differing in one choice are in tbl_verdict_impact_pairs.",
+    ),
+    Panel(
+        "tbl_variance_components",
+        "Where the right-or-wrong variance comes from",
+        "Each bar is one source's share of the variance of right-or-wrong (eta², sequential "
+        "sums of squares, df in brackets): judge, prompt level, the order of the two answers, "
+        "the pair, and their two-way terms.",
+        report_figures.variance_components,
+        "no component has a share",
     ),
 ]
 # the calls behind each row of the main table, for the drill-down; a plan's item id is

@@ -48,3 +48,6 @@ def test_llmbar_run_labels_imported_judgments_and_opens_with_its_headline(tmp_pa
     assert summary == [f"llmbar: {IMPORTED}."]
     ran = dom.find_all("table", **{"data-view": "fct_calls"})[0]  # What ran, then outcomes
     assert [r["source"] for r in ran.table_rows()] == [IMPORTED]
+    # the paired tests and the variance split are panels of the pairwise section
+    views = {t.attrs.get("data-view") for t in sections["pairwise"].find_all("table")}
+    assert {"tbl_verdict_tests", "tbl_variance_components"} <= views, views
