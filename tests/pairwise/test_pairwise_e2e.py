@@ -58,7 +58,8 @@ def check_report(path: Path, settings: Settings) -> None:
     dom = parse_html(page)
     assert [s.attrs["id"] for s in dom.find_all("section")] == ["summary", "pairwise", "costs"]
     figures = [f.attrs["data-view"] for f in dom.find_all("figure")]
-    assert figures == ["fct_calls", "tbl_pairwise_position"]  # the summary's, then the type's
+    # the summary's, then the type's: position bias, the right-or-wrong variance split
+    assert figures == ["fct_calls", "tbl_pairwise_position", "tbl_variance_components"]
     for view, columns in {
         "tbl_pairwise_position": ["n_pairs", "n_calls", "consistency_pct", "bias_pp", "p_holm"],
         "tbl_pairwise_agreement": ["n_decisive", "a_win_pct", "human_acc_pct"],

@@ -39,7 +39,7 @@ FIGURE_VIEWS = {
         "tbl_rewrite_pass_rates",
         "tbl_tone_gaps",
     ],
-    "pairwise": ["tbl_pairwise_position"],
+    "pairwise": ["tbl_pairwise_position", "tbl_variance_components"],
 }
 SECTION_TITLES = {
     "summary": "Summary",
@@ -54,7 +54,7 @@ TABLE_VIEWS = {
     "rating": ["tbl_design_impact_single", "tbl_design_impact_all_pairs", "tbl_threshold_shares"],
     "accuracy": ["tbl_verdict_impact"],
     "tone": ["tbl_tone_by_variant", "tbl_tone_criteria"],
-    "pairwise": ["tbl_pairwise_agreement", "tbl_pairwise_order_accuracy"],
+    "pairwise": ["tbl_pairwise_agreement", "tbl_pairwise_order_accuracy", "tbl_verdict_tests"],
 }
 
 
@@ -148,7 +148,9 @@ def test_the_pairwise_figure_draws_the_views_designs(
         warehouse_run.settings,
         "select * from tbl_pairwise_position where study = 'report-pairwise'",
     )
-    (panel,) = [p for p in kind("pairwise").load("report").PANELS if p.draw is not None]
+    (panel,) = [
+        p for p in kind("pairwise").load("report").PANELS if p.view == "tbl_pairwise_position"
+    ]
     page = report_file.read_text(encoding="utf-8")
     assert page_svg(page, panel.view) == figures.render(panel.draw, rows, "pairwise-1").strip()
     ax = panel.draw(rows).axes[0]
