@@ -215,6 +215,9 @@ def test_kill_9_takes_the_temporary_server_along_and_the_next_run_marks_it_crash
         assert f"its process {run.pid} on {socket.gethostname()} is gone" in line
 
 
+GRACE = 0.05  # s: a request already on its way when the signal came (see _stop_mid_judging)
+
+
 def _stop_mid_judging(
     tmp_path: Path, prefect_api: str, sig: signal.Signals, processes: int = 1
 ) -> None:
@@ -240,9 +243,12 @@ def _stop_mid_judging(
         made = requests(log)
         time.sleep(1)
         assert requests(log) == made  # nothing of it calls on
-        late = [r for r in mock_provider.read_log(log) if r["t"] > signalled]
-    print(f"{sig.name}: exit {run.returncode} after {took:.2f} s")
-    assert late == [], f"{len(late)} requests after the signal"
+        # a request the engine sent as the signal was being delivered can reach the mock a
+        # few ms after `signalled` (seen on a loaded CI machine: two, 0.1 ms apart); after
+        # GRACE none may come, and none did after the run exited (above)
+        late = [r["t"] - signalled for r in mock_provider.read_log(log) if r["t"] > signalled]
+    print(f"{sig.name}: exit {run.returncode} after {took:.2f} s; {len(late)} in flight")
+    assert all(dt < GRACE for dt in late), f"requests {late} s after the signal"
     assert took < 10 and run.returncode == 128 + sig, (took, run.returncode, err)
     lines = err.splitlines()
     assert any(x.startswith(f"judgelab: {sig.name}: {STOP_LINE}") for x in lines), err
