@@ -8,7 +8,7 @@ import importlib
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,6 +40,32 @@ def write_table(settings: Settings, frame: pl.DataFrame, table: str, part: str) 
     dest.parent.mkdir(parents=True, exist_ok=True)
     _replace(dest, frame)
     return dest
+
+
+def write_chunks(
+    settings: Settings, chunks: Iterable[pl.DataFrame], table: str, part: str
+) -> int:
+    """`write_table` for a table made a chunk at a time (a large file's `items`): each chunk
+    is a row group of the one Parquet file, so the table is never held whole; its rows."""
+    import pyarrow.parquet as pq
+
+    dest = table_file(settings, table, part)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    rows = 0
+    with tempfiles.replacing(dest) as tmp:
+        writer = None
+        try:
+            for chunk in chunks:
+                batch = chunk.to_arrow()
+                writer = writer or pq.ParquetWriter(tmp, batch.schema, compression="zstd")
+                writer.write_table(batch)
+                rows += chunk.height
+        finally:
+            if writer is not None:
+                writer.close()
+        if writer is None:
+            raise ValueError(f"no rows to write to {table}/{part}")
+    return rows
 
 
 def _replace(dest: Path, frame: pl.DataFrame) -> None:

@@ -1,6 +1,6 @@
 """A user's own pairs of answers (`type = "pairwise"`, `benchmark = "file"`) → pairs.
 
-Formats by suffix, read by `ratingfile.read_table`: `.csv`, `.tsv`, `.parquet`,
+Formats by suffix, read by `reading.read_table`: `.csv`, `.tsv`, `.parquet`,
 `.jsonl`/`.ndjson`, `.json` holding JSON lines. One row per pair: a context (the question or
 conversation), answer A, answer B and optionally which one a human preferred: `a` or `b` (any
 case, surrounding spaces ignored; blank or JSON null: no label). Any other label stops the
@@ -23,7 +23,8 @@ import polars as pl
 from judgelab.study import PairFile
 from schemas.pairs import PREFERENCES
 from tasks.benchmarks.hhrlhf import COLUMNS
-from tasks.benchmarks.ratingfile import Problems, blank, read_roles, repeats, show
+from tasks.benchmarks.ratingfile import read_roles, repeats, show
+from tasks.benchmarks.reading import Problems, blank
 
 
 def _roles(spec: PairFile) -> dict[str, str]:

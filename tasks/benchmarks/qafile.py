@@ -1,6 +1,6 @@
 """A user's own question–answer set → validated `qa_items` (source "file").
 
-Formats by suffix, read by `ratingfile.read_table`: `.csv`, `.tsv`, `.parquet`, `.jsonl`/`.ndjson`,
+Formats by suffix, read by `reading.read_table`: `.csv`, `.tsv`, `.parquet`, `.jsonl`/`.ndjson`,
 `.json` holding JSON lines. One row per candidate answer: a question, an answer and optionally a
 reference label saying whether the answer is correct. What a label means is declared, never
 guessed (any case, surrounding spaces ignored):
@@ -31,7 +31,8 @@ import polars as pl
 from judgelab.study import QaFile
 from schemas.validate import validate
 from tasks.benchmarks.qa import qa_text
-from tasks.benchmarks.ratingfile import Problems, blank, read_roles, repeats, show
+from tasks.benchmarks.ratingfile import read_roles, repeats, show
+from tasks.benchmarks.reading import Problems, blank
 
 TRUE, FALSE = ("true", "1", "1.0"), ("false", "0", "0.0")
 SELF_EVIDENT = {  # undeclared labels that say what they mean

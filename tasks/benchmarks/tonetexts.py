@@ -33,15 +33,8 @@ import polars as pl
 
 from schemas.tone_texts import ToneTexts
 from schemas.validate import TableError, validate
-from tasks.benchmarks.ratingfile import (
-    DELIMITED,
-    JSON_LINES,
-    SUFFIXES,
-    Problems,
-    blank,
-    read_table,
-    show,
-)
+from tasks.benchmarks.ratingfile import show
+from tasks.benchmarks.reading import DELIMITED, JSON_LINES, SUFFIXES, Problems, blank, read_table
 from tasks.benchmarks.textfile import cast_columns, read_delimited
 
 if TYPE_CHECKING:  # annotations only

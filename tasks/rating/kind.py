@@ -63,13 +63,18 @@ def check(study: Study) -> None:
 
 
 def load_items(study: Study, settings: Settings) -> int:
-    """The benchmark's texts and human ratings (`items`, `ratings`)."""
+    """The benchmark's texts and human ratings (`items`, `ratings`); a user's file is written
+    a chunk of texts at a time (ratingfile.read)."""
     from tasks import benchmarks, warehouse
+    from tasks.benchmarks import ratingfile
 
-    items, ratings = benchmarks.load(study, settings)
-    warehouse.write_table(settings, items, "items", study.items_part)
+    if study.data is not None:
+        chunks, ratings = ratingfile.read(study.data)
+    else:
+        items, ratings = benchmarks.builtin(study, settings)
+        chunks = [items]
     warehouse.write_table(settings, ratings, "ratings", study.items_part)
-    return items.height
+    return warehouse.write_chunks(settings, chunks, "items", study.items_part)
 
 
 def plan_items(study: Study, settings: Settings) -> pl.DataFrame:
