@@ -41,7 +41,7 @@ import polars as pl  # noqa: E402
 
 from judgelab.settings import PROJECT_ROOT, Settings  # noqa: E402
 from judgelab.study import Study, load_study  # noqa: E402
-from tasks import benchmarks, stats, warehouse  # noqa: E402
+from tasks import benchmarks, warehouse  # noqa: E402
 from tasks import stages as st  # noqa: E402
 from tasks.accuracy import consensus, verdict_impact  # noqa: E402
 from tasks.accuracy import metrics as accuracy  # noqa: E402
@@ -53,6 +53,7 @@ from tasks.rating import (  # noqa: E402
     variance,
 )
 from tasks.rating.item_scores import item_scores  # noqa: E402
+from tasks.rating.metrics import rating_metrics  # noqa: E402
 
 MIRROR = Path(os.environ.get("JUDGELAB_DATA_MIRROR") or PROJECT_ROOT.parent / "shared" / "datasets")
 
@@ -224,7 +225,7 @@ def rating_round(t: Timer, study: Study, settings: Settings) -> None:
     per_item = t("item scores", item_scores, scores)
     metrics = t(
         "metrics + bootstrap CIs",
-        stats.rating_metrics,
+        rating_metrics,
         scores,
         n_boot=a.bootstrap,
         seed=a.seed,

@@ -11,8 +11,10 @@ from prefect.runtime import flow_run
 
 from flows.common import finish
 from flows.names import run_name
+from flows.study import parts
 from judgelab.settings import Settings
 from judgelab.study import load_study
+from tasks import stages
 from tasks.kinds import kind
 
 
@@ -23,6 +25,13 @@ def reparse_study(study_file: str) -> dict:
     study = load_study(Path(study_file))
     run_id = str(flow_run.get_id() or "local")
     started_at = datetime.now(UTC)
-    result = kind(study.type).load("reparse")(study, settings)
+    record = kind(study.type)
+    named = parts(record, study)
+    result = stages.reparse_stage(study, settings, named)
+    for round_ in record.rounds:  # the same stages after judging as a run's
+        if round_.then:
+            round_.then(study, settings)
+    record.after_judging(study, settings)
+    stages.cost_stage(study, settings, named)
     finish(study, settings, study_file, run_id, started_at, {}, {}, set())
     return result

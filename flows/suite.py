@@ -10,12 +10,12 @@ from prefect.states import State
 
 from flows.common import drifted, task_runner
 from flows.names import run_name
+from flows.study import for_type
 from judgelab import lifecycle, owners
 from judgelab.settings import Settings
 from judgelab.study import Study, load_study, study_files
 from tasks import warehouse
 from tasks.judging.failures import JudgeFailures
-from tasks.kinds import kind
 from tasks.report.stage import report_stage
 
 
@@ -30,7 +30,7 @@ def run_studies(
     alone = [p for p, _ in studies] == [Path(suite_file)]
     results, failures = [], []
     for path, study in studies:
-        run = kind(study.type).load("flow").with_options(task_runner=task_runner(settings))
+        run = for_type(study.type).with_options(task_runner=task_runner(settings))
         try:
             with owners.owned([study.name]):  # found by its tags if left Running
                 results.append(run(study_file=str(path), sample_size=sample_size, report=alone))

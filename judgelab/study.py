@@ -535,16 +535,6 @@ class Study(BaseModel):
                 )
         return self
 
-    @model_validator(mode="after")
-    def baselines_fit_task(self) -> Study:
-        if not self.baselines:  # tasks.rating.baselines loads pandera: only when a study names one
-            return self
-        from tasks.rating.baselines import get_baseline  # a wrong name fails at load, not mid-run
-
-        for name in self.baselines:
-            get_baseline(name, self.task)
-        return self
-
     @field_validator("type")
     @classmethod
     def known_type(cls, name: str) -> str:

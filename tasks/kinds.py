@@ -3,24 +3,49 @@ shared code needs to run, re-parse, print, report, plan and watch a study of tha
 suite flow, the CLI, the report, reparse, the run ledger and the canary read it, and no other
 module compares a study's type with a name. Adding a type is a package and one record.
 
-Records are light (names, dotted paths): `judgelab` commands import them at start-up. A path
-"module:attribute" is imported when it is used (`Kind.load`)."""
+Records are light: `judgelab` commands import them at start-up, so a record's callables import
+their stages when called, and a path "module:attribute" is imported when it is used
+(`Kind.load`). One study flow (flows/study.py) runs every type from its record: each judge
+round (plan → judge → `then`), the canary, the stages after judging, costs, the ending; reparse
+runs the same stages after re-parsing."""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgelab.settings import Settings
+    from judgelab.study import Study
 
 TYPES = ("rating", "accuracy", "tone", "pairwise")  # packages tasks/<type>/ with a kind.py
+
+
+Counts = dict[str, dict[str, int]]  # per judge: planned / stored / missing calls
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of judge calls in a study run: plan it, judge its missing calls, then `then`.
+    `plan(study, settings, run_id)` loads what it needs and returns (counts, notes); `part`
+    names its plan part (None: the study's); `then(study, settings)` runs after its calls
+    (again after a re-parse) and returns entries for the run's summary (tone: `checked`)."""
+
+    plan: Callable[[Study, Settings, str], tuple[Counts, list[str]]]
+    part: Callable[[Study], str] | None = None
+    then: Callable[[Study, Settings], dict | None] | None = None
 
 
 @dataclass(frozen=True)
 class Kind:
     name: str
-    flow: str  # "flows.rating_study:rating_study": runs one study end to end
-    reparse: str  # "module:function" (study, settings) → None: every stage after re-parsing
+    flow_name: str  # the study flow's name in the UI and deployments: "rating-study"
+    rounds: tuple[Round, ...]  # the judge rounds, in order
+    # (study, settings) → None: the stages after judging, in order (run and reparse alike)
+    after_judging: Callable[[Study, Settings], None]
     main_view: str  # the table `judgelab run` prints and the report's drill-down opens
     artifact_views: tuple[str, ...]  # shown as table artifacts on the flow run in the UI
     report_views: tuple[str, ...]  # `judgelab tables` lists them under this type, main first

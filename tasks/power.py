@@ -24,7 +24,7 @@ from statistics import NormalDist
 import numpy as np
 import polars as pl
 
-from judgelab.study import Analysis, Study
+from judgelab.study import Study
 from tasks import cuts
 from tasks.equivalence import MIN_N_NO_SPREAD
 from tasks.kinds import kind
@@ -406,22 +406,6 @@ def assumed_rating_designs(
     return pl.DataFrame([row], schema=RATING_SCHEMA)
 
 
-def accuracy_correctness(verdicts: pl.DataFrame, analysis: Analysis) -> pl.DataFrame:
-    """verdicts → one row per design × item it resolved that has a truth, `correct` 0/1: the
-    unit the accuracy tables count (tasks.accuracy.verdict_impact.correctness over the consensus the
-    accuracy stage builds with the same settings)."""
-    from tasks.accuracy.consensus import consensus
-    from tasks.accuracy.verdict_impact import correctness
-
-    agreed = consensus(
-        verdicts,
-        near=analysis.near_agreement,
-        min_designs=analysis.min_designs,
-        votes=analysis.consensus_votes,
-    )
-    return correctness(verdicts, agreed, analysis.truth)
-
-
 def accuracy_designs(correct: pl.DataFrame, targets: Targets) -> pl.DataFrame:
     """correctness rows → one row per design (ACCURACY_SCHEMA): pilot accuracy p, its item sd
     √(p(1 − p)) and the items a 95% CI half-width of targets.acc_hw needs."""
@@ -482,7 +466,8 @@ def assumed_pairs(diff_sd: float, discordant: float | None = None) -> pl.DataFra
 @dataclass(frozen=True)
 class Planner:
     """What differs between the study types the planner covers; a type's record
-    (tasks/kinds.py) names its planner (RATING, ACCURACY below) in `power`."""
+    (tasks/kinds.py) names its planner (tasks/rating/power.py, tasks/accuracy/power.py)
+    in `power`."""
 
     pilot_table: str  # the stored table the pilot data comes from
     design: list[str]  # the columns that name a design
@@ -703,60 +688,6 @@ def plan_study(
 def planner(study_type: str) -> Planner:
     """The planner a study type's record names."""
     return kind(study_type).load("power")
-
-
-def plan_accuracy_study(
-    study: Study,
-    pilot: pl.DataFrame | None,
-    targets: Targets,
-    assume: Assumptions,
-    diff: float | None,
-    full: bool,
-) -> PowerPlan:
-    a = study.analysis
-    margin = a.margin(percent=True)
-    correct = None if pilot is None else accuracy_correctness(pilot, a)
-    diff = margin if diff is None else diff
-    return plan_accuracy(correct, targets, assume, diff, margin, full=full)
-
-
-def plan_rating_study(
-    study: Study,
-    pilot: pl.DataFrame | None,
-    targets: Targets,
-    assume: Assumptions,
-    diff: float | None,
-    full: bool,
-) -> PowerPlan:
-    a = study.analysis
-    diff = a.meaningful_diff if diff is None else diff
-    return plan_rating(pilot, targets, assume, diff, a.margin(), seed=a.seed, full=full)
-
-
-RATING = Planner(
-    "item_scores",
-    RATING_DESIGN,
-    [("bias", "bias_hw", "n_bias"), ("MAE", "mae_hw", "n_mae"), ("α", "alpha_hw", "n_alpha")],
-    "bias",
-    False,
-    "paired t",
-    "sd_diff",
-    n_for_power,
-    detectable_diff,
-    plan_rating_study,
-)
-ACCURACY = Planner(
-    "verdicts",
-    ACCURACY_DESIGN,
-    [("accuracy", "acc_hw", "n_accuracy")],
-    "accuracy",
-    True,
-    "McNemar",
-    "discordant",
-    n_for_mcnemar,
-    detectable_accuracy_diff,
-    plan_accuracy_study,
-)
 
 
 # ---- the drift canary -----------------------------------------------------------------------

@@ -28,28 +28,14 @@ from tasks import (
     gate,
     planning,
     runs,
-    stats,
     warehouse,
 )
-from tasks.accuracy import consensus, verdict_impact
-from tasks.accuracy import metrics as accuracy
-from tasks.accuracy.verdicts import verdict_rows
 from tasks.judging import store
 from tasks.judging.cache import call_counts, missing_calls
 from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import Lane, plan_rows, run_lanes, run_shard
 from tasks.kinds import kind
-from tasks.rating import (
-    agreement,
-    baselines,
-    ensembles,
-    human_ceiling,
-    rescale,
-    thresholds,
-    variance,
-)
-from tasks.rating.item_scores import item_scores
 
 
 @task(name="load-benchmark")
@@ -199,119 +185,6 @@ def judge_together(
     for i, (counts, halt) in zip(index, ran, strict=True):
         results[i] = {"counts": counts, "worker": worker, "halts": [halt] if halt else []}
     return results
-
-
-def _sampled_items(study: Study, settings: Settings) -> pl.DataFrame:
-    """The items this study's plan judges (the benchmark sample)."""
-    ids = warehouse.read_table(settings, "plan", study.name, ["item_id"]).unique()
-    items = warehouse.read_table(settings, "items", study.items_part)
-    return items.join(ids, on="item_id", how="semi")
-
-
-@task(name="score")
-def rescale_stage(study: Study, settings: Settings) -> int:
-    """Judge answers (newest per key) and baseline classifier scores, all on 1–7: `scores`."""
-    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
-    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
-    items = _sampled_items(study, settings)
-    parts = [rescale.rescale_scores(plan, judgments, items, load_scales())]
-    parts += [baselines.baseline_scores(study.name, study.task, b, items) for b in study.baselines]
-    scores = pl.concat(parts)
-    warehouse.write_table(settings, scores, "scores", study.name)
-    notes = baselines.baseline_table(study.name, study.task, study.baselines, study.benchmark)
-    warehouse.write_table(settings, notes, "baselines", study.name)
-    return scores.height
-
-
-@task(name="analyze")
-def analyze_stage(study: Study, settings: Settings) -> int:
-    """Per-design metrics against humans with CIs, the human ceiling, threshold shares."""
-    a = study.analysis
-    scores = warehouse.read_table(settings, "scores", study.name)
-    per_item = item_scores(scores)
-    metrics = stats.rating_metrics(scores, n_boot=a.bootstrap, seed=a.seed, per_item=per_item)
-    ceiling = human_ceiling.human_ceiling(
-        study.name,
-        warehouse.read_table(settings, "ratings", study.items_part),
-        _sampled_items(study, settings),
-        n_boot=a.bootstrap,
-        seed=a.seed,
-    )
-    tables = {
-        "item_scores": per_item,
-        "rating_metrics": metrics,
-        "human_ceiling": ceiling,
-        "threshold_shares": thresholds.threshold_shares(metrics, a.outlier_scale),
-    }
-    for name, frame in tables.items():
-        warehouse.write_table(settings, frame, name, study.name)
-    return metrics.height
-
-
-@task(name="agreement")
-def agreement_stage(study: Study, settings: Settings) -> int:
-    """Judge-vs-judge pairs (design-choice impact), variance components and ensembles."""
-    a = study.analysis
-    per_item = warehouse.read_table(settings, "item_scores", study.name)
-    tables = {
-        "design_pairs": agreement.design_pairs(
-            per_item, meaningful=a.meaningful_diff, margin=a.margin()
-        ),
-        "variance_components": variance.variance_components(per_item),
-        "ensembles": ensembles.ensembles(
-            per_item,
-            max_ensembles=a.max_ensembles,
-            seed=a.seed,
-            baselines=a.ensemble_baselines,
-            distinct=a.ensemble_distinct,
-            outlier_scale=a.outlier_scale,
-        ),
-        "ensemble_holdout": ensembles.ensemble_holdout(
-            per_item,
-            max_ensembles=a.max_ensembles,
-            seed=a.seed,
-            baselines=a.ensemble_baselines,
-            distinct=a.ensemble_distinct,
-        ),
-    }
-    for name, frame in tables.items():
-        warehouse.write_table(settings, frame, name, study.name)
-    return tables["design_pairs"].height
-
-
-@task(name="verdicts")
-def verdict_stage(study: Study, settings: Settings) -> int:
-    """Stored answers of an accuracy study → `verdicts` (TRUE 1 / FALSE 0, with the reference)."""
-    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
-    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
-    items = warehouse.read_table(settings, "qa_items", study.items_part)
-    table = verdict_rows(plan, judgments, items)
-    warehouse.write_table(settings, table, "verdicts", study.name)
-    return table.height
-
-
-@task(name="accuracy-analysis")
-def accuracy_stage(study: Study, settings: Settings) -> int:
-    """Consensus subsets, accuracy and leniency per design, switch rates, tests of impact."""
-    a = study.analysis
-    verdicts = warehouse.read_table(settings, "verdicts", study.name)
-    agreed = consensus.consensus(
-        verdicts, near=a.near_agreement, min_designs=a.min_designs, votes=a.consensus_votes
-    )
-    metrics = accuracy.accuracy_metrics(verdicts, agreed, truth=a.truth)
-    tables = {
-        "consensus": agreed,
-        "accuracy_metrics": metrics,
-        "switch_rates": accuracy.switch_rates(verdicts, agreed, truth=a.truth),
-        "verdict_tests": verdict_impact.verdict_tests(verdicts, agreed, truth=a.truth),
-        "verdict_pairs": verdict_impact.verdict_pairs(
-            verdicts, agreed, truth=a.truth, margin=a.margin(percent=True)
-        ),
-        "verdict_levels": verdict_impact.verdict_levels(metrics),
-    }
-    for name, frame in tables.items():
-        warehouse.write_table(settings, frame, name, study.name)
-    return agreed.height
 
 
 @task(name="costs")

@@ -42,9 +42,7 @@ def write_table(settings: Settings, frame: pl.DataFrame, table: str, part: str) 
     return dest
 
 
-def write_chunks(
-    settings: Settings, chunks: Iterable[pl.DataFrame], table: str, part: str
-) -> int:
+def write_chunks(settings: Settings, chunks: Iterable[pl.DataFrame], table: str, part: str) -> int:
     """`write_table` for a table made a chunk at a time (a large file's `items`): each chunk
     is a row group of the one Parquet file, so the table is never held whole; its rows."""
     import pyarrow.parquet as pq

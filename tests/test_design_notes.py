@@ -29,9 +29,10 @@ from tasks.rating.agreement import design_pairs
 from tasks.rating.baselines import baseline_table
 from tasks.rating.ensembles import ensembles
 from tasks.rating.item_scores import item_scores
+from tasks.rating.metrics import rating_metrics
 from tasks.report.build import write_report
 from tasks.runs import run_rows
-from tasks.stats import rating_metrics, signed_rank
+from tasks.stats import signed_rank
 
 AT = datetime(2026, 12, 3, tzinfo=UTC)
 TINY = (

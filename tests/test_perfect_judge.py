@@ -17,8 +17,9 @@ from test_flow_e2e import judgelab
 
 from judgelab.settings import Settings
 from schemas.plan import DESIGN_COLUMNS
-from tasks import stats, warehouse
+from tasks import warehouse
 from tasks.judging.scales import load_scales
+from tasks.rating.metrics import rating_metrics
 from tasks.rating.rescale import rescale_scores
 
 RATINGS = [0, 20, 40, 60, 80, 100] * 2  # human means, 0–100; 12 items
@@ -61,7 +62,7 @@ def test_a_judge_equal_to_the_human_means_up_to_rounding_has_alpha_1(settings: S
     scores = planted_scores(RATINGS)
     judge, human = scores["score_1to7"].to_numpy(), scores["human_1to7"].to_numpy()
     assert 0 < np.abs(judge - human).max() < 1e-15  # equal up to rounding, not exactly
-    metrics = stats.rating_metrics(scores, n_boot=200, seed=1)  # validated (le=1) inside
+    metrics = rating_metrics(scores, n_boot=200, seed=1)  # validated (le=1) inside
     row = metrics.row(0, named=True)
     assert row["kripp_alpha"] == 1.0 and row["alpha_lo"] == row["alpha_hi"] == 1.0
     warehouse.write_table(settings, metrics, "rating_metrics", "perfect")

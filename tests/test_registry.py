@@ -87,8 +87,10 @@ def test_no_study_type_switch_outside_the_registry() -> None:
 def test_every_record_is_complete(name: str) -> None:
     record = kind(name)
     assert record.name == name
-    for field in ["flow", "reparse", "checks", "report", "stages"]:
+    for field in ["checks", "report", "stages"]:
         assert record.load(field) is not None
+    assert record.flow_name == f"{name}-study" and record.rounds
+    assert all(callable(r.plan) for r in record.rounds) and callable(record.after_judging)
     if record.canary is not None:
         assert callable(record.load("canary"))
     if record.power is not None:

@@ -11,6 +11,8 @@ from scipy import stats as sps
 from schemas.rating_metrics import RatingMetrics
 from schemas.validate import TableError, validate
 from tasks import stats
+from tasks.rating import metrics
+from tasks.rating.metrics import rating_metrics
 from tasks.stats import (
     CI_COLUMNS,
     alpha_two_coders,
@@ -18,7 +20,6 @@ from tasks.stats import (
     design_rng,
     interval_alpha,
     kripp_alpha,
-    rating_metrics,
     resample_stats,
     wilcoxon,
 )
@@ -543,7 +544,7 @@ def test_design_metrics_equal_one_design_at_a_time_on_random_data(seed: int) -> 
                 )
             )
     per_item = item_scores(pl.concat(frames)).sample(fraction=1.0, shuffle=True, seed=seed)
-    got = stats._design_metrics(per_item, n_boot=200, seed=seed)
+    got = metrics._design_metrics(per_item, n_boot=200, seed=seed)
     want = pl.DataFrame(_metrics_one_design_at_a_time(per_item, 200, seed))
     got = got.sort(stats.DESIGN)
     want = want.sort(stats.DESIGN)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.kinds import Kind
+from tasks.kinds import Kind, Round
 
 if TYPE_CHECKING:
     import polars as pl
@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 
 KIND = Kind(
     name="accuracy",
-    flow="flows.accuracy_study:accuracy_study",
-    reparse="tasks.accuracy.kind:reparse",
+    flow_name="accuracy-study",
+    rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings)),),
+    after_judging=lambda study, settings: after_judging(study, settings),
     main_view="tbl_accuracy_by_design",
     artifact_views=("tbl_accuracy_by_design", "tbl_switch_rates"),
     report_views=(
@@ -38,7 +39,7 @@ KIND = Kind(
     stages="tasks.accuracy.kind",
     canary="tasks.accuracy.kind:canary_values",
     drift_statistic="flip_rate",
-    power="tasks.power:ACCURACY",
+    power="tasks.accuracy.power:ACCURACY",
     percent=True,
 )
 
@@ -82,15 +83,20 @@ def preview(study: Study, settings: Settings) -> tuple:
     return counts, notes, warehouse.read_table(settings, "plan", study.name), [said]
 
 
-def reparse(study: Study, settings: Settings) -> dict:
-    """Re-parse the stored answers, then every stage after the judge stage."""
+def prepare(study: Study, settings: Settings) -> tuple[dict, list[str]]:
+    """Load the QA pairs and plan the study's calls (Prefect tasks: tasks/stages.py)."""
     from tasks import stages
 
-    result = stages.reparse_stage(study, settings)
-    stages.verdict_stage(study, settings)
-    stages.accuracy_stage(study, settings)
-    stages.cost_stage(study, settings)
-    return result
+    stages.load_benchmark(study, settings)
+    return stages.make_plan(study, settings)
+
+
+def after_judging(study: Study, settings: Settings) -> None:
+    """Verdicts → consensus, accuracy and the tests of each design choice."""
+    from tasks.accuracy.stages import AFTER_JUDGING
+
+    for stage in AFTER_JUDGING:
+        stage(study, settings)
 
 
 def canary_values(study: Study, settings: Settings, answers: pl.DataFrame) -> pl.DataFrame:

@@ -11,6 +11,8 @@ from pathlib import Path
 from judgelab.settings import PROJECT_ROOT
 
 SCALES_FILE = PROJECT_ROOT / "prompts" / "scales.toml"
+# the scale a rewriter answers on (a tone study's [rewriter]): its calls are not judge designs
+REWRITE_SCALE = "rewrite"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.kinds import Kind
+from tasks.kinds import Kind, Round
 
 if TYPE_CHECKING:
     from judgelab.settings import Settings
@@ -12,8 +12,9 @@ if TYPE_CHECKING:
 
 KIND = Kind(
     name="pairwise",
-    flow="flows.pairwise_study:pairwise_study",
-    reparse="tasks.pairwise.kind:reparse",
+    flow_name="pairwise-study",
+    rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings, run_id)),),
+    after_judging=lambda study, settings: after_judging(study, settings),
     main_view="tbl_pairwise_position",
     artifact_views=(
         "tbl_pairwise_position",
@@ -76,12 +77,18 @@ def preview(study: Study, settings: Settings) -> tuple:
     return counts, notes, plan.filter(pl.col("prompt_version") != IMPORTED), [said]
 
 
-def reparse(study: Study, settings: Settings) -> dict:
-    """Re-parse the stored answers, then every stage after the judge stage."""
-    from tasks import stages
-    from tasks.pairwise import stages as pairwise
+def prepare(study: Study, settings: Settings, run_id: str) -> tuple[dict, list[str]]:
+    """Load the pairs, store the imported judgments, plan both orders of every pair."""
+    from tasks.imports.stage import import_stage
+    from tasks.pairwise import stages
 
-    result = stages.reparse_stage(study, settings)
-    pairwise.analysis_stage(study, settings)
-    stages.cost_stage(study, settings)
-    return result
+    stages.load_pairs(study, settings)
+    import_stage(study, settings, run_id)
+    return stages.make_plan(study, settings)
+
+
+def after_judging(study: Study, settings: Settings) -> None:
+    """Position bias, agreement, order accuracy, paired tests and variance."""
+    from tasks.pairwise import stages
+
+    stages.analysis_stage(study, settings)

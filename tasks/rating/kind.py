@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.kinds import Kind
+from tasks.kinds import Kind, Round
 
 if TYPE_CHECKING:
     import polars as pl
@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 
 KIND = Kind(
     name="rating",
-    flow="flows.rating_study:rating_study",
-    reparse="tasks.rating.kind:reparse",
+    flow_name="rating-study",
+    rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings)),),
+    after_judging=lambda study, settings: after_judging(study, settings),
     main_view="tbl_rating_performance",
     artifact_views=("tbl_rating_performance", "tbl_judge_ranking", "tbl_ensemble_size"),
     report_views=(
@@ -41,7 +42,7 @@ KIND = Kind(
     quote_items=True,
     canary="tasks.rating.kind:canary_values",
     drift_statistic="mean_shift",
-    power="tasks.power:RATING",
+    power="tasks.rating.power:RATING",
 )
 
 
@@ -60,6 +61,11 @@ def check(study: Study) -> None:
             "reasoning_efforts is an accuracy-study factor; in a rating study set "
             "reasoning_effort on the judge (a judge is a model plus its parameters)"
         )
+    if study.baselines:  # tasks.rating.baselines loads pandera: only when a study names one
+        from tasks.rating.baselines import get_baseline  # a wrong name fails at load
+
+        for name in study.baselines:
+            get_baseline(name, study.task)
 
 
 def load_items(study: Study, settings: Settings) -> int:
@@ -100,16 +106,20 @@ def preview(study: Study, settings: Settings) -> tuple:
     return counts, notes, warehouse.read_table(settings, "plan", study.name), []
 
 
-def reparse(study: Study, settings: Settings) -> dict:
-    """Re-parse the stored answers, then every stage after the judge stage."""
+def prepare(study: Study, settings: Settings) -> tuple[dict, list[str]]:
+    """Load the benchmark and plan the study's calls (Prefect tasks: tasks/stages.py)."""
     from tasks import stages
 
-    result = stages.reparse_stage(study, settings)
-    stages.rescale_stage(study, settings)
-    stages.analyze_stage(study, settings)
-    stages.agreement_stage(study, settings)
-    stages.cost_stage(study, settings)
-    return result
+    stages.load_benchmark(study, settings)
+    return stages.make_plan(study, settings)
+
+
+def after_judging(study: Study, settings: Settings) -> None:
+    """Scores on 1–7 → metrics against the humans → agreement and ensembles."""
+    from tasks.rating.stages import AFTER_JUDGING
+
+    for stage in AFTER_JUDGING:
+        stage(study, settings)
 
 
 def canary_values(study: Study, settings: Settings, answers: pl.DataFrame) -> pl.DataFrame:

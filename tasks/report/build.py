@@ -15,12 +15,12 @@ from judgelab.names import confined_file
 from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging.prompts import PROMPTS_DIR, task_config
+from tasks.judging.scales import REWRITE_SCALE
 from tasks.kinds import kinds
 from tasks.report import drill, figures, provenance
 from tasks.report.figcache import FigureCache
 from tasks.report.page import Block, Section, render_page
 from tasks.report.panel import Draw, Panel
-from tasks.tone.plan import REWRITE_SCALE
 
 Render = Callable[[Draw, pl.DataFrame, str], str | None]  # (draw, rows, id prefix) → SVG
 

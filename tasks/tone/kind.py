@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.kinds import Kind
+from tasks.kinds import Kind, Round
 
 if TYPE_CHECKING:
     from judgelab.settings import Settings
@@ -12,8 +12,19 @@ if TYPE_CHECKING:
 
 KIND = Kind(
     name="tone",
-    flow="flows.tone_study:tone_study",
-    reparse="tasks.tone.kind:reparse",
+    flow_name="tone-study",
+    rounds=(
+        Round(
+            plan=lambda study, settings, run_id: plan_rewrites(study, settings),
+            part=lambda study: part(study, "rewrite"),
+            then=lambda study, settings: check_rewrites(study, settings),
+        ),
+        Round(
+            plan=lambda study, settings, run_id: plan_evaluations(study, settings),
+            part=lambda study: part(study, "eval"),
+        ),
+    ),
+    after_judging=lambda study, settings: after_judging(study, settings),
     main_view="tbl_rewrite_pass_rates",
     artifact_views=("tbl_rewrite_pass_rates", "tbl_tone_gaps", "tbl_tone_flips"),
     report_views=(
@@ -64,14 +75,38 @@ def preview(study: Study, settings: Settings) -> tuple:
     return counts, notes, plan, [said]
 
 
-def reparse(study: Study, settings: Settings) -> dict:
-    """Re-parse both parts' stored answers; a re-parsed rewrite is checked again."""
-    from tasks import stages
-    from tasks.tone import stages as tone
+def part(study: Study, which: str) -> str:
+    """The plan part of the rewrites ("rewrite") or of the evaluations ("eval")."""
+    from tasks.tone import stages
 
-    parts = [tone.rewrite_part(study), tone.eval_part(study)]
-    result = stages.reparse_stage(study, settings, parts)
-    tone.versions_and_checks(study, settings)
-    tone.tone_analysis(study, settings)
-    stages.cost_stage(study, settings, parts)
-    return result
+    return stages.rewrite_part(study) if which == "rewrite" else stages.eval_part(study)
+
+
+def plan_rewrites(study: Study, settings: Settings) -> tuple[dict, list[str]]:
+    """Load the texts and plan their rewrites (round 1)."""
+    from tasks.tone import stages
+
+    stages.load_texts(study, settings)
+    return stages.plan_rewrites(study, settings)
+
+
+def check_rewrites(study: Study, settings: Settings) -> dict:
+    """Each text's versions and the checks of its rewrites (a re-parsed rewrite is checked
+    again); the counts go into the run's summary as `checked`."""
+    from tasks.tone import stages
+
+    return {"checked": stages.versions_and_checks(study, settings)}
+
+
+def plan_evaluations(study: Study, settings: Settings) -> tuple[dict, list[str]]:
+    """The evaluation calls of the versions that passed their checks (round 2)."""
+    from tasks.tone import stages
+
+    return stages.plan_evaluations(study, settings)
+
+
+def after_judging(study: Study, settings: Settings) -> None:
+    """Score gaps, win ratios and verdict flips, with run-to-run noise."""
+    from tasks.tone import stages
+
+    stages.tone_analysis(study, settings)

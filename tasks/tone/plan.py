@@ -10,11 +10,9 @@ from judgelab.study import Study
 from tasks.judging import prompts
 from tasks.judging.efforts import effort_designs
 from tasks.judging.keys import canonical_json, request_params
-from tasks.judging.scales import Scale
+from tasks.judging.scales import REWRITE_SCALE, Scale
 from tasks.plan import plan_frame, plan_row
 from tasks.tone.axes import Axis, render_rewrite_prompt
-
-REWRITE_SCALE = "rewrite"
 
 
 def rewrite_plan(

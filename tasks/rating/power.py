@@ -1,0 +1,45 @@
+"""A rating study's power planner (tasks/power.py does the arithmetic): pilot designs from
+`item_scores`, the paired t test between designs; named by the rating record's `power`."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from judgelab.study import Study
+from tasks.power import (
+    RATING_DESIGN,
+    Assumptions,
+    Planner,
+    PowerPlan,
+    Targets,
+    detectable_diff,
+    n_for_power,
+    plan_rating,
+)
+
+
+def plan_rating_study(
+    study: Study,
+    pilot: pl.DataFrame | None,
+    targets: Targets,
+    assume: Assumptions,
+    diff: float | None,
+    full: bool,
+) -> PowerPlan:
+    a = study.analysis
+    diff = a.meaningful_diff if diff is None else diff
+    return plan_rating(pilot, targets, assume, diff, a.margin(), seed=a.seed, full=full)
+
+
+RATING = Planner(
+    "item_scores",
+    RATING_DESIGN,
+    [("bias", "bias_hw", "n_bias"), ("MAE", "mae_hw", "n_mae"), ("α", "alpha_hw", "n_alpha")],
+    "bias",
+    False,
+    "paired t",
+    "sd_diff",
+    n_for_power,
+    detectable_diff,
+    plan_rating_study,
+)

@@ -1,0 +1,106 @@
+"""A rating study's stages after judging, as Prefect tasks: scores on 1–7, metrics against the
+humans, judge–judge agreement, variance components and ensembles."""
+
+from __future__ import annotations
+
+import polars as pl
+from prefect import task
+
+from judgelab.settings import Settings
+from judgelab.study import Study
+from schemas.plan import DESIGN_COLUMNS
+from tasks import warehouse
+from tasks.judging import store
+from tasks.judging.scales import load_scales
+from tasks.rating import (
+    agreement,
+    baselines,
+    ensembles,
+    human_ceiling,
+    rescale,
+    thresholds,
+    variance,
+)
+from tasks.rating.item_scores import item_scores
+from tasks.rating.metrics import rating_metrics
+
+
+def _sampled_items(study: Study, settings: Settings) -> pl.DataFrame:
+    """The items this study's plan judges (the benchmark sample)."""
+    ids = warehouse.read_table(settings, "plan", study.name, ["item_id"]).unique()
+    items = warehouse.read_table(settings, "items", study.items_part)
+    return items.join(ids, on="item_id", how="semi")
+
+
+@task(name="score")
+def rescale_stage(study: Study, settings: Settings) -> int:
+    """Judge answers (newest per key) and baseline classifier scores, all on 1–7: `scores`."""
+    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
+    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
+    items = _sampled_items(study, settings)
+    parts = [rescale.rescale_scores(plan, judgments, items, load_scales())]
+    parts += [baselines.baseline_scores(study.name, study.task, b, items) for b in study.baselines]
+    scores = pl.concat(parts)
+    warehouse.write_table(settings, scores, "scores", study.name)
+    notes = baselines.baseline_table(study.name, study.task, study.baselines, study.benchmark)
+    warehouse.write_table(settings, notes, "baselines", study.name)
+    return scores.height
+
+
+@task(name="analyze")
+def analyze_stage(study: Study, settings: Settings) -> int:
+    """Per-design metrics against humans with CIs, the human ceiling, threshold shares."""
+    a = study.analysis
+    scores = warehouse.read_table(settings, "scores", study.name)
+    per_item = item_scores(scores)
+    metrics = rating_metrics(scores, n_boot=a.bootstrap, seed=a.seed, per_item=per_item)
+    ceiling = human_ceiling.human_ceiling(
+        study.name,
+        warehouse.read_table(settings, "ratings", study.items_part),
+        _sampled_items(study, settings),
+        n_boot=a.bootstrap,
+        seed=a.seed,
+    )
+    tables = {
+        "item_scores": per_item,
+        "rating_metrics": metrics,
+        "human_ceiling": ceiling,
+        "threshold_shares": thresholds.threshold_shares(metrics, a.outlier_scale),
+    }
+    for name, frame in tables.items():
+        warehouse.write_table(settings, frame, name, study.name)
+    return metrics.height
+
+
+@task(name="agreement")
+def agreement_stage(study: Study, settings: Settings) -> int:
+    """Judge-vs-judge pairs (design-choice impact), variance components and ensembles."""
+    a = study.analysis
+    per_item = warehouse.read_table(settings, "item_scores", study.name)
+    tables = {
+        "design_pairs": agreement.design_pairs(
+            per_item, meaningful=a.meaningful_diff, margin=a.margin()
+        ),
+        "variance_components": variance.variance_components(per_item),
+        "ensembles": ensembles.ensembles(
+            per_item,
+            max_ensembles=a.max_ensembles,
+            seed=a.seed,
+            baselines=a.ensemble_baselines,
+            distinct=a.ensemble_distinct,
+            outlier_scale=a.outlier_scale,
+        ),
+        "ensemble_holdout": ensembles.ensemble_holdout(
+            per_item,
+            max_ensembles=a.max_ensembles,
+            seed=a.seed,
+            baselines=a.ensemble_baselines,
+            distinct=a.ensemble_distinct,
+        ),
+    }
+    for name, frame in tables.items():
+        warehouse.write_table(settings, frame, name, study.name)
+    return tables["design_pairs"].height
+
+
+AFTER_JUDGING = (rescale_stage, analyze_stage, agreement_stage)
