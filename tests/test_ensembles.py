@@ -462,7 +462,7 @@ def test_ensemble_distinct_is_a_study_setting_passed_to_the_stage(settings: Sett
     assert Analysis().ensemble_distinct == "model"
     with pytest.raises(ValueError, match="ensemble_distinct"):
         Analysis(ensemble_distinct="design")
-    from tasks import stages
+    from tasks.rating import stages
 
     base = load_study(PROJECT_ROOT / "studies" / "sentiment.toml")
     scores = _item_scores(SAME_MODEL["devs"], models=SAME_MODEL["models"])

@@ -497,13 +497,13 @@ def test_adjusted_p_are_over_the_study_designs_of_one_kind() -> None:
 def _metrics_one_design_at_a_time(per_item: pl.DataFrame, n_boot: int, seed: int) -> list[dict]:
     """The straightforward reference: one polars group per design, the per-design functions."""
     rows = []
-    for design, grp in per_item.group_by(stats.DESIGN, maintain_order=True):
+    for design, grp in per_item.group_by(metrics.DESIGN, maintain_order=True):
         j, h = grp["score_1to7"].to_numpy(), grp["human_1to7"].to_numpy()
         w, p, rbc = stats.wilcoxon(j, h)
         repeated = grp.filter(pl.col("n_ok") >= 2)["score_sd"]
         rows.append(
             {
-                **dict(zip(stats.DESIGN, design, strict=True)),
+                **dict(zip(metrics.DESIGN, design, strict=True)),
                 "n_items": len(j),
                 "repeat_sd": float(repeated.mean()) if repeated.len() else None,
                 "bias": float(np.mean(j - h)),
@@ -546,10 +546,10 @@ def test_design_metrics_equal_one_design_at_a_time_on_random_data(seed: int) -> 
     per_item = item_scores(pl.concat(frames)).sample(fraction=1.0, shuffle=True, seed=seed)
     got = metrics._design_metrics(per_item, n_boot=200, seed=seed)
     want = pl.DataFrame(_metrics_one_design_at_a_time(per_item, 200, seed))
-    got = got.sort(stats.DESIGN)
-    want = want.sort(stats.DESIGN)
-    assert got.select(stats.DESIGN).equals(want.select(stats.DESIGN))
-    for column in want.columns[len(stats.DESIGN) :]:
+    got = got.sort(metrics.DESIGN)
+    want = want.sort(metrics.DESIGN)
+    assert got.select(metrics.DESIGN).equals(want.select(metrics.DESIGN))
+    for column in want.columns[len(metrics.DESIGN) :]:
         a, b = got[column].to_numpy().astype(float), want[column].to_numpy().astype(float)
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=column)
 
