@@ -48,7 +48,7 @@ def judge_all(
 ) -> tuple[dict[str, dict[str, int]], set[str], list[JudgeFailure]]:
     """Run each judge's missing calls in shards: counts by status per judge, the workers
     (host:pid) that ran shards, and the judges that failed loudly (logged as warnings on the
-    flow run; `finish` fails the run after publishing). Shards hold disjoint keys; on the
+    flow run; `end_run` fails the run after publishing). Shards hold disjoint keys; on the
     Dask runner they all run at once, one task per shard and worker; here, the judges run at
     once in rounds (`_judge_locally`), and a judge stopped on a non-retryable error runs no
     further shard.
@@ -121,7 +121,7 @@ def _judge_locally(
 
 
 @dataclass
-class Watch:
+class CanaryRun:
     """What a study's canary did in this run: its bucket, calls before and made, and one
     line per design whose drift was flagged in this bucket."""
 
@@ -131,12 +131,14 @@ class Watch:
     alerts: list[str] = field(default_factory=list)
 
 
-def watch(study: Study, settings: Settings, run_id: str) -> tuple[Watch, list[JudgeFailure]]:
+def run_canary(
+    study: Study, settings: Settings, run_id: str
+) -> tuple[CanaryRun, list[JudgeFailure]]:
     """The canary (tasks/canary.py), when the study has one: this bucket's batch (made once
     per bucket), then drift against noise (tasks/drift.py). An alert is a warning on the
-    flow run's log and goes to JUDGELAB_ALERT_WEBHOOK when set; `finish` sets the run state."""
+    flow run's log and goes to JUDGELAB_ALERT_WEBHOOK when set; `end_run` sets the run state."""
     if study.canary is None:
-        return Watch(), []
+        return CanaryRun(), []
     bucket, before = stages.plan_canary(study, settings)
     made, _, failures = judge_all(
         study, settings, before, run_id, canary.part(study, bucket), "canary_plan"
@@ -146,10 +148,10 @@ def watch(study: Study, settings: Settings, run_id: str) -> tuple[Watch, list[Ju
         get_run_logger().warning(line, extra={"drift_alert": True})
     if lines:
         alerts.post_alert(lines, study.name, flow_run.ui_url, settings.alert_webhook or "")
-    return Watch(bucket, before, made, lines), failures
+    return CanaryRun(bucket, before, made, lines), failures
 
 
-def merged(*counts: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+def summed_counts(*counts: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     """Calls by judge and status, summed over stages (the study's plan and its canary)."""
     out: dict[str, dict[str, int]] = {}
     for by_judge in counts:
@@ -160,9 +162,10 @@ def merged(*counts: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     return out
 
 
-def finish(
+def end_run(
     study: Study,
     settings: Settings,
+    *,
     run_file: str | None,
     run_id: str,
     started_at: datetime,
@@ -171,7 +174,7 @@ def finish(
     workers: set[str],
     failures: list[JudgeFailure] | None = None,
     notes: list[str] | None = None,
-    canary_run: Watch | None = None,
+    canary_run: CanaryRun | None = None,
 ) -> dict | State:
     """Every study run ends alike: the ledger entry, the views, the UI's table artifacts, the
     report (data/reports/<run_file stem>.html and its markdown artifact; None: the suite
@@ -181,8 +184,8 @@ def finish(
     Drift alerts of the canary (`canary_run`) end the run Failed the same way when the
     canary says on_alert = "fail", else in a Completed state named "Drifted"; so does a
     failed `[[rules]]` gate rule of the study (stages.gate_stage)."""
-    canary_run = canary_run or Watch()
-    stages.record_run(study, settings, run_id, started_at, merged(made, canary_run.made))
+    canary_run = canary_run or CanaryRun()
+    stages.record_run(study, settings, run_id, started_at, summed_counts(made, canary_run.made))
     views = stages.publish_stage(settings)
     stages.publish_artifacts(study, settings)
     summary = {
@@ -208,11 +211,11 @@ def finish(
     if failures:
         raise JudgeFailures(failures, [summary])
     if canary_run.alerts:
-        return drifted([summary], summary)
+        return drifted_state([summary], summary)
     return summary
 
 
-def drifted(summaries: list[dict], data: object) -> State:
+def drifted_state(summaries: list[dict], data: object) -> State:
     """A Completed state named "Drifted" (the UI shows the name) carrying the summaries:
     the run did its work, and a canary moved beyond its judge's noise."""
     n = sum(len(s.get("canary", {}).get("alerts", [])) for s in summaries)

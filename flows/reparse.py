@@ -9,7 +9,7 @@ from pathlib import Path
 from prefect import flow
 from prefect.runtime import flow_run
 
-from flows.common import finish
+from flows.common import end_run
 from flows.names import run_name
 from flows.study import parts
 from judgelab.settings import Settings
@@ -33,5 +33,14 @@ def reparse_study(study_file: str) -> dict:
             round_.then(study, settings)
     record.after_judging(study, settings)
     stages.cost_stage(study, settings, named)
-    finish(study, settings, study_file, run_id, started_at, {}, {}, set())
+    end_run(
+        study,
+        settings,
+        run_file=study_file,
+        run_id=run_id,
+        started_at=started_at,
+        before={},
+        made={},
+        workers=set(),
+    )
     return result

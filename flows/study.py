@@ -12,7 +12,7 @@ from prefect import Flow, flow
 from prefect.runtime import flow_run
 from prefect.states import State
 
-from flows.common import finish, judge_all, watch
+from flows.common import end_run, judge_all, run_canary
 from flows.names import run_name
 from judgelab.settings import Settings
 from judgelab.study import Study, load_study
@@ -43,16 +43,23 @@ def study_flow(
         failures += round_failures
         notes += round_notes
         extra |= (round_.then(study, settings) or {}) if round_.then else {}
-    canary_run = None
-    if record.canary is not None:
-        canary_run, canary_failures = watch(study, settings, run_id)
-        failures += canary_failures
+    canary_run, canary_failures = run_canary(study, settings, run_id)  # none: no [study.canary]
+    failures += canary_failures
     record.after_judging(study, settings)
     stages.cost_stage(study, settings, parts(record, study))
     try:
-        result = finish(
-            *(study, settings, study_file if report else None, run_id, started_at),
-            *(before, made, workers, failures, notes, canary_run),
+        result = end_run(
+            study,
+            settings,
+            run_file=study_file if report else None,
+            run_id=run_id,
+            started_at=started_at,
+            before=before,
+            made=made,
+            workers=workers,
+            failures=failures,
+            notes=notes,
+            canary_run=canary_run,
         )
     except JudgeFailures as exc:
         exc.results[0] |= extra

@@ -8,7 +8,7 @@ from pathlib import Path
 from prefect import flow
 from prefect.states import State
 
-from flows.common import drifted, task_runner
+from flows.common import drifted_state, task_runner
 from flows.names import run_name
 from flows.study import for_type
 from judgelab import lifecycle, owners
@@ -59,5 +59,5 @@ def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict] |
     work = partial(run_studies, suite_file, studies, sample_size)
     results = lifecycle.until_stopped(work, stop=owners.cancel_own_runs)
     if any(r.get("canary", {}).get("alerts") for r in results):
-        return drifted(results, results)  # the suite's run shows it too
+        return drifted_state(results, results)  # the suite's run shows it too
     return results

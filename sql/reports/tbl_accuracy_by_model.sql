@@ -6,7 +6,8 @@
 -- the full, near-agreement, and ambiguous subsets."
 -- Table 14 ↔ subset 'full' (full agreement; the summary's "full" may also mean every item,
 -- subset 'all', also here), Table 15 ↔ 'near', Table 16 ↔ 'ambiguous'. A model here is a judge
--- (a model plus its parameters). Per judge and subset: mean, min and max over its designs with a
+-- (a model plus its parameters). Rows of fct_accuracy_by_factor (one GROUPING SETS query). Per
+-- judge and subset: mean, min and max over its designs with a
 -- scored item (unweighted; leniency over those that made an error). Percent. fp / fn: the error
 -- counts, false TRUEs and false FALSEs summed over the judge's designs. mean_repeat_sd: the
 -- designs' run-to-run noise (repeat_sd of stg_accuracy_metrics, SD of 0/1 repeat verdicts per
@@ -15,17 +16,17 @@ create or replace view tbl_accuracy_by_model as
 select study,
        subset,
        judge, model,
-       count(accuracy) as n_designs,
-       round(100 * avg(accuracy), 1) as mean_acc_pct,
-       round(100 * min(accuracy), 1) as min_acc_pct,
-       round(100 * max(accuracy), 1) as max_acc_pct,
-       round(100 * avg(leniency), 1) as mean_leniency_pct,
-       round(100 * min(leniency), 1) as min_leniency_pct,
-       round(100 * max(leniency), 1) as max_leniency_pct,
-       sum(fp)::bigint as fp,
-       sum(fn)::bigint as fn,
-       round(avg(repeat_sd), 3) as mean_repeat_sd
-from stg_accuracy_metrics
-group by study, subset, judge, model
+       n_designs,
+       mean_acc_pct,
+       min_acc_pct,
+       max_acc_pct,
+       mean_leniency_pct,
+       min_leniency_pct,
+       max_leniency_pct,
+       fp,
+       fn,
+       mean_repeat_sd
+from fct_accuracy_by_factor
+where factor = 'judge'
 order by study, sort_pos('subset', subset),
          judge;

@@ -3,7 +3,7 @@
 -- subset and model, with directional error-switch rates for In-Context prompts relative to the
 -- base prompt." and "Table 13 splits results by subset; Tables 14–16 give per-model results for
 -- the full, near-agreement, and ambiguous subsets."
--- Per subset and prompt level: mean, min and max over designs with a scored item (unweighted;
+-- Rows of fct_accuracy_by_factor (one GROUPING SETS query). Per subset and prompt level: mean, min and max over designs with a scored item (unweighted;
 -- leniency over those that made an error). Percent. fp / fn: the error counts, false TRUEs and
 -- false FALSEs summed over the row's designs. mean_repeat_sd: the designs' run-to-run noise
 -- (repeat_sd of stg_accuracy_metrics, SD of 0/1 repeat verdicts per item) averaged; null when
@@ -12,17 +12,17 @@ create or replace view tbl_accuracy_by_prompt as
 select study,
        subset,
        prompt_level,
-       count(accuracy) as n_designs,
-       round(100 * avg(accuracy), 1) as mean_acc_pct,
-       round(100 * min(accuracy), 1) as min_acc_pct,
-       round(100 * max(accuracy), 1) as max_acc_pct,
-       round(100 * avg(leniency), 1) as mean_leniency_pct,
-       round(100 * min(leniency), 1) as min_leniency_pct,
-       round(100 * max(leniency), 1) as max_leniency_pct,
-       sum(fp)::bigint as fp,
-       sum(fn)::bigint as fn,
-       round(avg(repeat_sd), 3) as mean_repeat_sd
-from stg_accuracy_metrics
-group by study, subset, prompt_level
+       n_designs,
+       mean_acc_pct,
+       min_acc_pct,
+       max_acc_pct,
+       mean_leniency_pct,
+       min_leniency_pct,
+       max_leniency_pct,
+       fp,
+       fn,
+       mean_repeat_sd
+from fct_accuracy_by_factor
+where factor = 'prompt_level'
 order by study, sort_pos('subset', subset),
          sort_pos('prompt_level', prompt_level), prompt_level;

@@ -51,14 +51,14 @@ def plan_accuracy_study(
 
 
 ACCURACY = Planner(
-    "verdicts",
-    ACCURACY_DESIGN,
-    [("accuracy", "acc_hw", "n_accuracy")],
-    "accuracy",
-    True,
-    "McNemar",
-    "discordant",
-    n_for_mcnemar,
-    detectable_accuracy_diff,
-    plan_accuracy_study,
+    pilot_table="verdicts",
+    design=ACCURACY_DESIGN,
+    intervals=[("accuracy", "acc_hw", "n_accuracy")],
+    ci_label="accuracy",
+    percent=True,
+    test="McNemar",
+    spread="discordant",
+    n_needed=n_for_mcnemar,
+    detectable=detectable_accuracy_diff,
+    plan=plan_accuracy_study,
 )

@@ -32,14 +32,18 @@ def plan_rating_study(
 
 
 RATING = Planner(
-    "item_scores",
-    RATING_DESIGN,
-    [("bias", "bias_hw", "n_bias"), ("MAE", "mae_hw", "n_mae"), ("α", "alpha_hw", "n_alpha")],
-    "bias",
-    False,
-    "paired t",
-    "sd_diff",
-    n_for_power,
-    detectable_diff,
-    plan_rating_study,
+    pilot_table="item_scores",
+    design=RATING_DESIGN,
+    intervals=[
+        ("bias", "bias_hw", "n_bias"),
+        ("MAE", "mae_hw", "n_mae"),
+        ("α", "alpha_hw", "n_alpha"),
+    ],
+    ci_label="bias",
+    percent=False,
+    test="paired t",
+    spread="sd_diff",
+    n_needed=n_for_power,
+    detectable=detectable_diff,
+    plan=plan_rating_study,
 )
