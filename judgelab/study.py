@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -19,12 +18,13 @@ from pydantic import (
     model_validator,
 )
 
+from judgelab.data_specs import PairFile, QaFile, RatingFile, TextFile
+from judgelab.import_specs import Import, ImportRow
 from judgelab.names import check_name
+from judgelab.study_toml import StudyError as StudyError  # judgelab.study's error, as before
+from judgelab.study_toml import locate, read_toml, study_text, top_line
+from judgelab.study_toml import study_files as study_files  # a suite's files, as before
 from tasks.kinds import TYPES, kind, kinds
-
-
-class StudyError(ValueError):
-    """A study file is malformed; the message names the file and the field."""
 
 
 def suggest(name: str, known: list[str]) -> str:
@@ -67,263 +67,6 @@ class Judge(BaseModel):
     def safe_name(cls, name: str) -> str:
         """A judge's name becomes part of file and table names (so does the rewriter's)."""
         return check_name(name, "judge name")
-
-
-class RatingFile(BaseModel):
-    """A user's own human-rated set (`benchmark = "file"`): CSV, TSV, Parquet or JSON lines.
-
-    Either `mean_column` (one row per item holding the human mean) or `rater_column` plus
-    `rating_column` (one row per rater rating) is given. `scale_min`/`scale_max` declare the
-    human scale; `direction = "descending"` means a high human number sits at the *low* end of
-    the task's scale (e.g. offensiveness −1..1 where −1 is most offensive) and is reversed.
-    Analyses that leave one rater out (the human ceiling) need the per-rater layout.
-    Attribute docstrings are the README's field reference (tasks/benchmarks/fields.py).
-    """
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    path: str
-    """The data file, relative to the study file's folder: `.csv`, `.tsv`, `.parquet`,
-    `.jsonl`/`.ndjson`, or `.json` holding JSON lines."""
-    id_column: str = "item_id"
-    """Item id; ids become `<file stem>:<id>`."""
-    text_column: str = "text"
-    """The text the judges rate."""
-    mean_column: str | None = None
-    """Mean layout: one row per item holding the human mean (give this, or `rater_column` and
-    `rating_column`)."""
-    rater_column: str | None = None
-    """Per-rater layout: who gave the rating (with `rating_column`); one row per rating."""
-    rating_column: str | None = None
-    """Per-rater layout: one rater's rating of the item."""
-    n_raters_column: str | None = None
-    """Mean layout only: how many raters are behind each mean (absent: 1)."""
-    domain_column: str | None = None
-    """Strata for sampling (e.g. the source of a text); absent: one domain, `all`."""
-    scale_min: float
-    """Low end of the human scale."""
-    scale_max: float
-    """High end of the human scale."""
-    direction: Literal["ascending", "descending"] = "ascending"
-    """`descending`: a high human number is the task's low end (reversed on load)."""
-
-    @model_validator(mode="after")
-    def one_layout(self) -> RatingFile:
-        """Exactly one layout, so the loader never has to guess which columns hold ratings."""
-        per_rater = {"rater_column": self.rater_column, "rating_column": self.rating_column}
-        given = [k for k, v in per_rater.items() if v is not None]
-        if self.mean_column is not None and given:
-            raise ValueError(
-                f"give mean_column (one row per item) or rater_column + rating_column (one row "
-                f"per rating), not both; got mean_column and {' and '.join(given)}"
-            )
-        if self.mean_column is None and len(given) < 2:
-            missing = [k for k in per_rater if k not in given]
-            raise ValueError(
-                "give mean_column (one row per item) or rater_column + rating_column (one row "
-                f"per rating); missing {' and '.join(missing)}"
-            )
-        if self.n_raters_column is not None and self.mean_column is None:
-            raise ValueError("n_raters_column goes with mean_column; per-rater files count raters")
-        if not self.scale_min < self.scale_max:
-            raise ValueError(f"scale_min {self.scale_min} must be below scale_max {self.scale_max}")
-        return self
-
-
-class QaFile(BaseModel):
-    """A user's own question–answer set (`type = "accuracy"`, `benchmark = "file"`).
-
-    A label column states its meaning: `reference_true` names the value of a correct answer,
-    or `reference_means` says what a true/yes label marks. Undeclared, only labels that say
-    it themselves pass (true/false, 1/0, correct/incorrect, read as "correct"); yes/no and
-    other text stop the load with the values found (HaluEval's `hallucination: yes` is a
-    *wrong* answer, and was once read as a right one)."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    path: str
-    """The data file, relative to the study file's folder: `.csv`, `.tsv`, `.parquet`,
-    `.jsonl`/`.ndjson`, or `.json` holding JSON lines."""
-    id_column: str | None = None
-    """Item id; ids become `<file stem>:<id>` (absent: the data row number)."""
-    question_column: str = "question"
-    """The question; rows with the same question text are one question."""
-    answer_column: str = "answer"
-    """The candidate answer the judges grade."""
-    reference_column: str | None = None
-    """The label saying whether the answer is correct; declare its meaning with
-    `reference_true` or `reference_means` unless it is true/false, 1/0 or correct/incorrect.
-    Absent: no labels (grade against the consensus, `truth = "consensus"`)."""
-    reference_true: str | None = None
-    """The label value of a *correct* answer (any case); the column's one other value marks a
-    wrong answer."""
-    reference_means: Literal["correct", "incorrect"] | None = None
-    """What a true/yes/1 label says about the answer: `correct`, or `incorrect` (a
-    `hallucination` or `is_wrong` column)."""
-    domain_column: str | None = None
-    """Strata for sampling (e.g. a category); absent: one domain, `all`."""
-
-    @model_validator(mode="after")
-    def one_meaning(self) -> QaFile:
-        """A label's meaning is declared once, and only for a label column."""
-        given = [k for k in ("reference_true", "reference_means") if getattr(self, k) is not None]
-        if len(given) > 1:
-            raise ValueError("give reference_true or reference_means, not both")
-        if given and self.reference_column is None:
-            raise ValueError(f"{given[0]} describes reference_column, which is not set")
-        if self.reference_true is not None and not self.reference_true.strip():
-            raise ValueError("reference_true is empty; give the label of a correct answer")
-        return self
-
-
-class TextFile(BaseModel):
-    """A user's own texts for the tone stress test (`type = "tone"`, `benchmark = "file"`)."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    path: str
-    """The data file, relative to the study file's folder: `.csv`, `.tsv`, `.parquet`,
-    `.jsonl`/`.ndjson`, or `.json` holding JSON lines."""
-    id_column: str = "id"
-    """Text id."""
-    text_column: str = "text"
-    """The text that is rewritten and evaluated."""
-    score_column: str | None = None
-    """A human score (e.g. an application's panel score): does the tone gap depend on it?"""
-    domain_column: str | None = None
-    """Strata for sampling; absent: one domain, `all`."""
-
-
-class PairFile(BaseModel):
-    """A user's own pairs of answers (`type = "pairwise"`, `benchmark = "file"`)."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    path: str
-    """The data file, relative to the study file's folder: `.csv`, `.tsv`, `.parquet`,
-    `.jsonl`/`.ndjson`, or `.json` holding JSON lines."""
-    id_column: str | None = None
-    """Pair id; ids become `<file stem>:<id>` (absent: the data row number)."""
-    context_column: str = "question"
-    """The question or conversation both answers reply to."""
-    answer_a_column: str = "answer_a"
-    """One answer (e.g. system X's); each pair is judged in both orders."""
-    answer_b_column: str = "answer_b"
-    """The other answer (e.g. system Y's)."""
-    preference_column: str | None = None
-    """The human preference: `a` or `b` (any case); blank: no label. Absent: no labels."""
-    domain_column: str | None = None
-    """Strata for sampling; absent: one domain, `all`."""
-
-
-class Pick(BaseModel):
-    """A value read from each record of an imported file: a column, or a path into a JSON
-    record (`results[0]["swap = True"].winner`), placed into `format`, its file values
-    translated by `labels`; the answer may instead be two numeric fields compared, or raw
-    judge text parsed by the scale's parser."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    field: str | None = None
-    """A column (CSV, TSV, Parquet) or a path into a JSON record."""
-    labels: dict[str, str] | None = None
-    """File value → meaning (answer: `a`, `b` or `tie`; order: `ab` or `ba`); any other
-    value stops the load."""
-    format: str = "{}"
-    """Where the value goes in the stored text: `mypairs:{}`."""
-    compare: list[str] | None = None
-    """Answer only: two numeric fields; the first larger means `a`, smaller `b`, equal `tie`."""
-    parse: bool = False
-    """Answer only: the field holds the judge's raw text, read by the scale's parser."""
-    missing: Literal["error", "unparseable"] = "error"
-    """A record without a value (or, compared, without a number): stop the load, or (answer
-    only) an answer nobody could read, stored as `unparseable` with its raw text and counted as
-    a failed call, never a winner (LLMBar's `winner: null`)."""
-
-    @model_validator(mode="after")
-    def one_source(self) -> Pick:
-        """A value has one origin, so nothing is read twice with two meanings."""
-        if (self.field is None) == (self.compare is None):
-            raise ValueError("give field or compare (two fields), exactly one")
-        if self.compare is not None and len(self.compare) != 2:
-            raise ValueError(f"compare takes two fields, got {len(self.compare)}")
-        if self.parse and (self.labels is not None or self.compare is not None):
-            raise ValueError("parse = true reads raw text; it takes no labels and no compare")
-        if self.missing == "unparseable" and self.parse:
-            raise ValueError(
-                'missing = "unparseable" is for labels and compare; parse = true '
-                "already stores text the parser cannot read as unparseable"
-            )
-        if "{}" not in self.format:
-            raise ValueError(f"format {self.format!r} has no {{}} for the value")
-        return self
-
-
-Dimension = str | Pick  # a string is a template over the path pattern's {names}, {index}, {row}
-
-
-class ImportRow(BaseModel):
-    """One row an imported record yields: its order and its answer."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    order: Dimension | None = None
-    """Pairwise: `ab` (answer a shown first) or `ba`, for this row of the record."""
-    answer: Pick
-    """This row's verdict (a field table)."""
-    raw: Pick | None = None
-    """The judge's own text, kept with a labelled answer (stored as `raw`)."""
-
-
-class Import(BaseModel):
-    """`[[imports]]`: judgments a user already has, read from files instead of calling a judge
-    (tasks/imports/). Each design dimension is a constant or template string, or a Pick."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    files: str
-    """A file or glob, relative to the study file, or `<source>:<path>` of data/sources.toml."""
-    format: Literal["csv", "tsv", "parquet", "jsonl", "json"] | None = None
-    """Default: from the file's suffix (`.ndjson` is jsonl)."""
-    pattern: str | None = None
-    """Names parts of each file's path: `evaluators/{judge}/{prompt_level}/result.json`."""
-    records: str | None = None
-    """JSON only: the path to the list of records in the document (default: the document)."""
-    judge: Dimension
-    """The imported judge's name: a constant, a template (`"{judge}"` from the pattern), or a
-    table `{ field = … }`; never a live judge's name."""
-    model: Dimension
-    """The model behind the judge (only a label here: nothing is called)."""
-    prompt_level: Dimension
-    """The judge's prompt or strategy (e.g. LLMBar's `Vanilla`, `Rating`)."""
-    item: Dimension
-    """The study's item (pairwise: the pair id) each record judges; `{index}` is the
-    record's 0-based index in its file (`"llmbar:natural:{index}"`)."""
-    repeat: Dimension = "0"
-    """Which repeat of the call the record is (0, 1, …)."""
-    scale: str | None = None
-    """Default: the study's only scale."""
-    order: Dimension | None = None
-    """Pairwise: `ab` (answer a shown first) or `ba`; a field's values mapped by labels."""
-    answer: Pick | None = None
-    """The verdict: a field through labels (`a`, `b`, `tie`), compared fields, or raw text
-    (`parse = true`)."""
-    raw: Pick | None = None
-    """The judge's own text, kept with a labelled answer (stored as `raw`)."""
-    rows: list[ImportRow] | None = None
-    """Several rows per record (e.g. both orders); instead of order and answer."""
-
-    @model_validator(mode="after")
-    def rows_or_answer(self) -> Import:
-        if (self.answer is None) == (self.rows is None):
-            raise ValueError("give answer (and order), or [[imports.rows]], exactly one")
-        if self.rows is not None and self.order is not None:
-            raise ValueError("with [[imports.rows]] each row gives its order")
-        return self
-
-    def row_specs(self) -> list[ImportRow]:
-        """What each record yields: the `rows`, or the one row of `order` and `answer`."""
-        return self.rows or [ImportRow(order=self.order, answer=self.answer, raw=self.raw)]
 
 
 class Tone(BaseModel):
@@ -603,33 +346,6 @@ class Study(BaseModel):
         return judges
 
 
-def study_text(path: Path) -> str:
-    """A study file's text, in one line when it cannot be read; a UTF-8 byte-order mark (as
-    some Windows editors write) is accepted."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise StudyError(f"study file {path} does not exist") from None
-    except IsADirectoryError:
-        raise StudyError(f"{path} is a directory, not a study file (.toml)") from None
-    except OSError as exc:
-        raise StudyError(f"study file {path}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise StudyError(
-            f"{path}: line {line}: not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8"
-        ) from None
-
-
-def _read_toml(path: Path, text: str | None = None) -> dict:
-    try:
-        return tomllib.loads(study_text(path) if text is None else text)
-    except tomllib.TOMLDecodeError as exc:
-        raise StudyError(f"{path}: not valid TOML: {exc}") from None
-
-
 # the block a study without judges is told to add: the embedded judge, no key, no cost
 EMBEDDED_JUDGE = """[[judges]]
 name = "smollm2-135m"
@@ -657,7 +373,7 @@ def load_study(path: str | Path, **overrides) -> Study:
     """Parse and validate a study file; `overrides` replace top-level fields (e.g. sample_size)."""
     path = Path(path)
     text = study_text(path)
-    raw = _read_toml(path, text)
+    raw = read_toml(path, text)
     _check_tables(path, text, raw)
     doc = raw.get("study", {}) | {"judges": raw.get("judges", [])}
     if "rewriter" in raw:
@@ -702,7 +418,7 @@ def _check_tables(path: Path, text: str, raw: dict) -> None:
     here, at their own line: pydantic never sees the first, and sees the second without one."""
     for name in raw:
         if name not in TABLES:
-            line = _top_line(text, name)
+            line = top_line(text, name)
             where = f"line {line}, " if line else ""
             raise StudyError(
                 f"{path}: {where}[{name}]: unknown table; {suggest(name, list(TABLES))}"
@@ -725,20 +441,6 @@ def _check_tables(path: Path, text: str, raw: dict) -> None:
         seen.add(name)
 
 
-def _top_line(text: str, name: str) -> int | None:
-    """The first line defining top-level `name`: its table header (`[name]`, `[[name]]`,
-    `[name.x]`) or a `name = …` line before the first header."""
-    before_tables = True
-    for number, line in enumerate(text.splitlines(), 1):
-        if m := HEADER.match(line):
-            before_tables = False
-            if m.group(2).split(".")[0] == name:
-                return number
-        elif before_tables and re.match(rf"\s*{re.escape(name)}\s*=", line):
-            return number
-    return None
-
-
 def _key_hint(loc: tuple) -> str:
     """ "did you mean 'x'? known keys: …" for an unknown key at `loc`."""
     parts = [str(k) for k in loc if not isinstance(k, int)]
@@ -749,56 +451,3 @@ def _key_hint(loc: tuple) -> str:
         return ""
     known = list(model.model_fields)
     return f"{suggest(parts[-1], known)}known keys in [{table}]: {', '.join(known)}".strip()
-
-
-HEADER = re.compile(r"^\s*(\[\[?)\s*([\w.]+)\s*\]\]?")
-
-
-def locate(text: str, loc: tuple) -> int | None:
-    """The line of a study file a validation error points at: the key's line in its table
-    (`[study]`, `[study.analysis]`, the n-th `[[judges]]`, `[rewriter]`), else the line of a
-    sub-table the key names (`[study.analysys]`), else the table's."""
-    if (
-        loc
-        and loc[0] in ("judges", "rules", "imports")
-        and len(loc) > 1
-        and isinstance(loc[1], int)
-    ):
-        table, nth, keys = str(loc[0]), loc[1], [str(k) for k in loc[2:]]
-    elif loc and loc[0] == "rewriter":
-        table, nth, keys = "rewriter", 0, [str(k) for k in loc[1:]]
-    else:
-        parts = [str(k) for k in loc if not isinstance(k, int)]
-        table, nth, keys = ".".join(["study", *parts[:-1]]), 0, parts[-1:]
-    seen, current, found, subtable = -1, None, None, None
-    for number, line in enumerate(text.splitlines(), 1):
-        if m := HEADER.match(line):
-            current = m.group(2)
-            if current == table:
-                seen += 1
-                if seen == nth:
-                    found = found or number
-            elif keys and current == f"{table}.{keys[0]}":
-                subtable = subtable or number
-            continue
-        in_table = current == table and seen == nth
-        if in_table and keys and re.match(rf"\s*{re.escape(keys[0])}\s*=", line):
-            return number
-    return subtable or found
-
-
-def study_files(path: str | Path) -> list[Path]:
-    """The study files a run file names: itself, or for a suite (`[suite] studies = [...]`)
-    each listed file, relative to the suite's folder."""
-    path = Path(path)
-    doc = _read_toml(path)
-    if "suite" not in doc:
-        return [path]
-    listed = doc["suite"].get("studies")
-    if not listed or not all(isinstance(x, str) for x in listed):
-        raise StudyError(f'{path}: [suite] needs studies = ["a.toml", ...]')
-    files = [path.parent / name for name in listed]
-    for f in files:
-        if not f.is_file():
-            raise StudyError(f"{path}: suite names {f}, which does not exist")
-    return files

@@ -15,7 +15,8 @@ import polars as pl
 from pydantic import ValidationError
 
 from judgelab.settings import Settings
-from judgelab.study import Rule, StudyError, locate, suggest
+from judgelab.study import Rule, StudyError, suggest
+from judgelab.study_toml import locate
 
 OPS: dict[str, Callable] = {
     ">=": operator.ge,

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from test_flow_e2e import judgelab
 
+from judgelab.data_specs import RatingFile
 from judgelab.settings import PROJECT_ROOT, Settings
-from judgelab.study import EMBEDDED_JUDGE, RatingFile, StudyError, load_study
+from judgelab.study import EMBEDDED_JUDGE, StudyError, load_study
 from tasks.benchmarks import fields, ratingfile
 
 README = (PROJECT_ROOT / "README.md").read_text()

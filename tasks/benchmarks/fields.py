@@ -15,7 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from judgelab.study import Import, ImportRow, PairFile, Pick, QaFile, RatingFile, TextFile
+from judgelab.data_specs import PairFile, QaFile, RatingFile, TextFile
+from judgelab.import_specs import Import, ImportRow, Pick
 
 TABLES: dict[str, type[BaseModel]] = {
     "study.data": RatingFile,

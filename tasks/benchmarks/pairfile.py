@@ -20,7 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
-from judgelab.study import PairFile
+from judgelab.data_specs import PairFile
 from schemas.pairs import PREFERENCES
 from tasks.benchmarks.hhrlhf import COLUMNS
 from tasks.benchmarks.ratingfile import read_roles, repeats, show

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
-from judgelab.study import QaFile
+from judgelab.data_specs import QaFile
 from schemas.validate import validate
 from tasks.benchmarks.qa import qa_text
 from tasks.benchmarks.ratingfile import read_roles, repeats, show

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
-from judgelab.study import RatingFile
+from judgelab.data_specs import RatingFile
 from schemas.validate import TableError, validate
 from tasks.benchmarks.reading import Problems, blank, identity, read_table, texts
 

@@ -9,7 +9,7 @@ from typing import NoReturn
 
 import polars as pl
 
-from judgelab.study import Dimension, Import, Pick
+from judgelab.import_specs import Dimension, Import, Pick
 from schemas.validate import TableError
 from tasks.imports import paths
 from tasks.imports.read import INDEX, ROW, ImportFile

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import polars as pl
 
+from judgelab.import_specs import Import
 from judgelab.settings import Settings
-from judgelab.study import SOURCE, Import
+from judgelab.study import SOURCE
 from schemas.validate import TableError
 from tasks import sources
 from tasks.imports import paths

@@ -15,8 +15,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from judgelab.data_specs import RatingFile
 from judgelab.settings import Settings
-from judgelab.study import RatingFile
 from schemas.validate import TableError
 from tasks.benchmarks import ratingfile, reading
 from tasks.plan import sample_items

@@ -7,7 +7,8 @@ import polars as pl
 import pytest
 from pydantic import ValidationError
 
-from judgelab.study import RatingFile, StudyError, load_study
+from judgelab.data_specs import RatingFile
+from judgelab.study import StudyError, load_study
 from schemas.validate import TableError
 from tasks.benchmarks import load as load_benchmark
 from tasks.benchmarks import ratingfile

@@ -12,8 +12,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from judgelab.data_specs import PairFile
 from judgelab.settings import Settings
-from judgelab.study import PairFile
 from schemas.validate import TableError
 from tasks.benchmarks import hhrlhf, pairfile
 from tasks.sources import fetch, load_manifest
