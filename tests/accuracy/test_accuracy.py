@@ -18,18 +18,7 @@ from tasks import warehouse
 from tasks.accuracy.consensus import consensus
 from tasks.accuracy.metrics import accuracy_metrics, switch_rates
 
-SCHEMA = {
-    "study": pl.String,
-    "judge": pl.String,
-    "model": pl.String,
-    "prompt_level": pl.String,
-    "reasoning_effort": pl.String,
-    "item_id": pl.String,
-    "repeat": pl.Int64,
-    "status": pl.String,
-    "verdict": pl.Int64,
-    "reference": pl.Boolean,
-}
+SCHEMA = {n: c.dtype.type for n, c in Verdicts.to_schema().columns.items()}
 
 
 def _calls(designs: dict[tuple, list], reference: list[bool | None]) -> pl.DataFrame:
@@ -220,6 +209,7 @@ def test_by_effort_prompt_and_model_views(settings: Settings) -> None:
     con = _views(
         settings,
         "staging/stg_accuracy_metrics",
+        "marts/fct_accuracy_by_factor",
         "reports/tbl_accuracy_by_effort",
         "reports/tbl_accuracy_by_prompt",
         "reports/tbl_accuracy_by_model",
@@ -252,6 +242,7 @@ def test_table13_and_14_16_views_count_the_errors(settings: Settings) -> None:
     con = _views(
         settings,
         "staging/stg_accuracy_metrics",
+        "marts/fct_accuracy_by_factor",
         "reports/tbl_accuracy_by_prompt",
         "reports/tbl_accuracy_by_effort",
         "reports/tbl_accuracy_by_model",
@@ -288,7 +279,7 @@ STAGING = {
     "verdict_pairs": VerdictPairs,
     "verdict_levels": VerdictLevels,
 }
-MARTS = ["fct_verdict_choice_tests"]
+MARTS = ["fct_verdict_choice_tests", "fct_accuracy_by_factor"]
 REPORTS = [
     "tbl_consensus_subsets",
     "tbl_consensus_disagreements",

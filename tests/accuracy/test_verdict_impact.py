@@ -34,18 +34,7 @@ from tasks.accuracy.verdict_impact import (
 
 MARGIN = 0.05  # [study.analysis] margin("accuracy") by default: 5 percentage points
 
-SCHEMA = {
-    "study": pl.String,
-    "judge": pl.String,
-    "model": pl.String,
-    "prompt_level": pl.String,
-    "reasoning_effort": pl.String,
-    "item_id": pl.String,
-    "repeat": pl.Int64,
-    "status": pl.String,
-    "verdict": pl.Int64,
-    "reference": pl.Boolean,
-}
+SCHEMA = {n: c.dtype.type for n, c in Verdicts.to_schema().columns.items()}
 
 
 def _calls(

@@ -12,18 +12,7 @@ from schemas.verdicts import Verdicts
 from tasks import warehouse
 from tasks.accuracy.consensus import consensus, design_verdicts
 
-SCHEMA = {
-    "study": pl.String,
-    "judge": pl.String,
-    "model": pl.String,
-    "prompt_level": pl.String,
-    "reasoning_effort": pl.String,
-    "item_id": pl.String,
-    "repeat": pl.Int64,
-    "status": pl.String,
-    "verdict": pl.Int64,
-    "reference": pl.Boolean,
-}
+SCHEMA = {n: c.dtype.type for n, c in Verdicts.to_schema().columns.items()}
 
 
 def _calls(votes: dict[str, list], reference: dict[str, bool | None]) -> pl.DataFrame:
