@@ -23,8 +23,9 @@ import polars as pl
 from judgelab.data_specs import PairFile
 from schemas.pairs import PREFERENCES
 from tasks.benchmarks.hhrlhf import COLUMNS
+from tasks.benchmarks.problems import Problems
 from tasks.benchmarks.ratingfile import read_roles, repeats, show
-from tasks.benchmarks.reading import Problems, blank
+from tasks.benchmarks.reading import blank
 
 
 def _roles(spec: PairFile) -> dict[str, str]:

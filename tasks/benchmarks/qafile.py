@@ -30,9 +30,10 @@ import polars as pl
 
 from judgelab.data_specs import QaFile
 from schemas.validate import validate
+from tasks.benchmarks.problems import Problems
 from tasks.benchmarks.qa import qa_text
 from tasks.benchmarks.ratingfile import read_roles, repeats, show
-from tasks.benchmarks.reading import Problems, blank
+from tasks.benchmarks.reading import blank
 
 TRUE, FALSE = ("true", "1", "1.0"), ("false", "0", "0.0")
 SELF_EVIDENT = {  # undeclared labels that say what they mean

@@ -30,7 +30,8 @@ import polars as pl
 
 from judgelab.data_specs import RatingFile
 from schemas.validate import TableError, validate
-from tasks.benchmarks.reading import Problems, blank, identity, read_table, texts
+from tasks.benchmarks.problems import Problems
+from tasks.benchmarks.reading import blank, identity, read_table, texts
 
 
 def load(spec: RatingFile) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -33,8 +33,9 @@ import polars as pl
 
 from schemas.tone_texts import ToneTexts
 from schemas.validate import TableError, validate
+from tasks.benchmarks.problems import Problems
 from tasks.benchmarks.ratingfile import show
-from tasks.benchmarks.reading import DELIMITED, JSON_LINES, SUFFIXES, Problems, blank, read_table
+from tasks.benchmarks.reading import DELIMITED, JSON_LINES, SUFFIXES, blank, read_table
 from tasks.benchmarks.textfile import cast_columns, read_delimited
 
 if TYPE_CHECKING:  # annotations only

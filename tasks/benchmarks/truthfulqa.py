@@ -48,8 +48,9 @@ import polars as pl
 
 from schemas.qa_items import QaItems
 from schemas.validate import TableError, validate
+from tasks.benchmarks.problems import MAX_LISTED
 from tasks.benchmarks.qa import qa_text
-from tasks.benchmarks.reading import MAX_LISTED, read_table
+from tasks.benchmarks.reading import read_table
 
 if TYPE_CHECKING:  # annotations only
     from judgelab.settings import Settings

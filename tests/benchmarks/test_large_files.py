@@ -19,6 +19,7 @@ from judgelab.data_specs import RatingFile
 from judgelab.settings import Settings
 from schemas.validate import TableError
 from tasks.benchmarks import ratingfile, reading
+from tasks.benchmarks.problems import Problems
 from tasks.plan import sample_items
 
 LONG = "a long review " * 22_000  # 308,000 characters
@@ -93,7 +94,7 @@ def test_a_cell_over_the_limit_names_file_line_and_column(
 
 def chunks(path: Path, arrow: bool | None) -> pl.DataFrame:
     """The file's rows as one reader reads them (None: pyarrow if the file is regular)."""
-    found = reading.Problems(path.name)
+    found = Problems(path.name)
     frame = pl.concat(reading._chunks(path, ["id", "text", "mean"], found, arrow))
     assert found.total == 0
     return frame
