@@ -77,7 +77,8 @@ class RatingFile(BaseModel):
     human scale; `direction = "descending"` means a high human number sits at the *low* end of
     the task's scale (e.g. offensiveness −1..1 where −1 is most offensive) and is reversed.
     Analyses that leave one rater out (the human ceiling) need the per-rater layout.
-    Attribute docstrings are the README's field reference (tasks/benchmarks/fields.py).
+    Attribute docstrings are the docs' field reference, docs/reference/study-file.md
+    (tasks/benchmarks/fields.py).
     """
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
@@ -643,7 +644,7 @@ def _read_toml(path: Path, text: str | None = None) -> dict:
 # the block a study without judges is told to add: the embedded judge, no key, no cost
 EMBEDDED_JUDGE = """[[judges]]
 name = "smollm2-135m"
-model = "local/smollm2-135m-instruct"   # the embedded judge; a hosted one: see the README"""
+model = "local/smollm2-135m-instruct"   # embedded; hosted: docs/how-to/hosted-judges.md"""
 TABLES = ("study", "judges", "rewriter", "rules", "imports")  # the top-level tables of a study file
 # each table's model, for "did you mean" on a misspelt key
 MODELS = {
