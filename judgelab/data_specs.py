@@ -17,7 +17,8 @@ class RatingFile(BaseModel):
     human scale; `direction = "descending"` means a high human number sits at the *low* end of
     the task's scale (e.g. offensiveness −1..1 where −1 is most offensive) and is reversed.
     Analyses that leave one rater out (the human ceiling) need the per-rater layout.
-    Attribute docstrings are the README's field reference (tasks/benchmarks/fields.py).
+    Attribute docstrings are the docs' field reference, docs/reference/study-file.md
+    (tasks/benchmarks/fields.py).
     """
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)

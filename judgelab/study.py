@@ -349,7 +349,7 @@ class Study(BaseModel):
 # the block a study without judges is told to add: the embedded judge, no key, no cost
 EMBEDDED_JUDGE = """[[judges]]
 name = "smollm2-135m"
-model = "local/smollm2-135m-instruct"   # the embedded judge; a hosted one: see the README"""
+model = "local/smollm2-135m-instruct"   # embedded; hosted: docs/how-to/hosted-judges.md"""
 TABLES = ("study", "judges", "rewriter", "rules", "imports")  # the top-level tables of a study file
 # each table's model, for "did you mean" on a misspelt key
 MODELS = {

@@ -238,10 +238,11 @@ def test_canary_size_from_the_power_planner_gives_its_power_in_simulation() -> N
     assert power.canary_false_alarm(0.95) == pytest.approx(8.9e-5, rel=0.05)
 
 
-def readme_canary_rows() -> list[tuple[float, int, float, int]]:
-    """(repeat noise sd, repeats, shift, items) of each cell of the README's canary table."""
-    readme = (PROJECT_ROOT / "README.md").read_text()
-    table = readme.split("\n| repeat noise sd s (1–7) |", 1)[1].split("\n\n", 1)[0]
+def docs_canary_rows() -> list[tuple[float, int, float, int]]:
+    """(repeat noise sd, repeats, shift, items) of each cell of the docs' canary table
+    (docs/how-to/canary.md)."""
+    page = (PROJECT_ROOT / "docs" / "how-to" / "canary.md").read_text()
+    table = page.split("\n| repeat noise sd s (1–7) |", 1)[1].split("\n\n", 1)[0]
     header, _, *rows = table.splitlines()
     shifts = [float(x) for x in re.findall(r"δ = ([0-9.]+)", header)]
     cells = []
@@ -293,14 +294,14 @@ def simulated_power(
     return p, float(np.sqrt(p * (1 - p) / runs))
 
 
-def test_every_readme_canary_size_flags_its_shift_in_80_percent_of_simulated_buckets() -> None:
-    """Each cell of the README's table is power.canary_size's answer, the least n whose exact
+def test_every_docs_canary_size_flags_its_shift_in_80_percent_of_simulated_buckets() -> None:
+    """Each cell of the docs' table is power.canary_size's answer, the least n whose exact
     power (power.canary_power) reaches 80%; 10,000 simulated canaries through the flag rule
     agree with that power within Monte Carlo error. The z-based size it replaced (23 items
     for 0.5 at sd 0.5, 2 repeats) flags clearly less than 80%."""
     from tasks import power
 
-    cells = readme_canary_rows()
+    cells = docs_canary_rows()
     assert len(cells) == 6
     for k, (sd, repeats, shift, n) in enumerate(cells):
         assert n == power.canary_size(shift, sd, repeats), (sd, repeats, shift)

@@ -1,6 +1,7 @@
-"""Bring your own data without traps: the README's own-data examples run as pasted, a QA label
-means what the study declares (HaluEval's `hallucination: yes/no` graded the right way round),
-the field reference cannot drift from the models, and the two recipes produce loadable files."""
+"""Bring your own data without traps: the docs' own-data examples (docs/how-to/own-data.md, and
+the README's copy of the first) run as pasted, a QA label means what the study declares
+(HaluEval's `hallucination: yes/no` graded the right way round), the field reference cannot
+drift from the models, and the two recipes produce loadable files."""
 
 from __future__ import annotations
 
@@ -21,19 +22,21 @@ from judgelab.settings import PROJECT_ROOT, Settings
 from judgelab.study import EMBEDDED_JUDGE, StudyError, load_study
 from tasks.benchmarks import fields, ratingfile
 
+OWN_DATA = (PROJECT_ROOT / "docs" / "how-to" / "own-data.md").read_text()
 README = (PROJECT_ROOT / "README.md").read_text()
+FIELDS_PAGE = fields.PAGE.read_text()
 JUDGELAB = Path(sys.executable).parent / "judgelab"
 
 
-def fenced(lang: str, marker: str) -> str:
-    """The README's one ```lang block containing `marker`, as pasted."""
-    blocks = [b for b in re.findall(rf"```{lang}\n(.*?)```", README, re.S) if marker in b]
+def fenced(lang: str, marker: str, text: str = OWN_DATA) -> str:
+    """The page's one ```lang block containing `marker`, as pasted."""
+    blocks = [b for b in re.findall(rf"```{lang}\n(.*?)```", text, re.S) if marker in b]
     assert len(blocks) == 1, (marker, len(blocks))
     return blocks[0]
 
 
 def recipe(marker: str) -> str:
-    """The Python of a README recipe (`.venv/bin/python - <<'EOF' … EOF`) containing `marker`."""
+    """The Python of a docs recipe (`.venv/bin/python - <<'EOF' … EOF`) containing `marker`."""
     shell = fenced("sh", marker)
     return shell.split("<<'EOF'\n", 1)[1].split("\nEOF", 1)[0]
 
@@ -93,10 +96,17 @@ def halueval_rows(n: int = 12, seed: int = 3) -> list[dict]:
 # --- the field reference ------------------------------------------------------------------
 
 
-def test_readme_field_table_is_the_generated_one() -> None:
-    assert fields.readme_block(README) == fields.block(), (
-        "README's data-field table is stale: run .venv/bin/python -m tasks.benchmarks.fields"
+def test_docs_field_table_is_the_generated_one() -> None:
+    assert fields.page_block(FIELDS_PAGE) == fields.block(), (
+        "docs/reference/study-file.md's data-field table is stale: "
+        "run .venv/bin/python -m tasks.benchmarks.fields"
     )
+
+
+def test_readme_own_data_example_is_the_docs_one() -> None:
+    """The README's first own-data example is a copy of the docs' (which the tests below run)."""
+    marker = 'name = "my-valence"'
+    assert fenced("toml", marker, README) == fenced("toml", marker)
 
 
 def test_field_table_lists_every_field_of_the_three_tables() -> None:
@@ -109,10 +119,10 @@ def test_field_table_lists_every_field_of_the_three_tables() -> None:
     assert '| `[study.qa_data]` | `reference_means` | `"correct"` \\| `"incorrect"` | — |' in table
 
 
-# --- the README's examples, as pasted -------------------------------------------------------
+# --- the docs' examples, as pasted ---------------------------------------------------------
 
 
-def test_readme_rating_example_plans_as_pasted(tmp_path: Path, plan) -> None:
+def test_docs_rating_example_plans_as_pasted(tmp_path: Path, plan) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
     rows = ["id,sentence,annotator,valence"] + [
@@ -127,7 +137,7 @@ def test_readme_rating_example_plans_as_pasted(tmp_path: Path, plan) -> None:
     assert calls(out, "smollm2-135m") == (240, 0, 240), out
 
 
-def test_readme_qa_example_plans_as_pasted_and_prints_the_split(tmp_path: Path, plan) -> None:
+def test_docs_qa_example_plans_as_pasted_and_prints_the_split(tmp_path: Path, plan) -> None:
     folder = tmp_path / "halu"
     folder.mkdir()
     rows = halueval_rows()

@@ -1,5 +1,6 @@
 """Which paper table or figure each report view stands for, said the same way in the view's
-description (`judgelab tables`), the README's table of views and the report's panel titles.
+description (`judgelab tables`), the docs' table of views (docs/concepts/results.md) and the
+report's panel titles.
 
 The paper (E.1): "Table 13 splits results by subset; Tables 14–16 give per-model results for
 the full, near-agreement, and ambiguous subsets", with the switch rates in those tables."""
@@ -24,18 +25,18 @@ LABELS = {
     "tbl_ensembles": {"Figure 5"},
 }
 LABEL = re.compile(r"\b(Tables? \d+(?:–\d+)?|Figures? \d+(?:–\d+)?)")
-README = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+RESULTS = (PROJECT_ROOT / "docs" / "concepts" / "results.md").read_text(encoding="utf-8")
 
 
 def labels(text: str) -> set[str]:
     return set(LABEL.findall(text))
 
 
-def readme_row(view: str) -> str:
-    """The README's row of the table of views whose first cell names `view`."""
+def docs_row(view: str) -> str:
+    """The docs' row of the table of views whose first cell names `view`."""
     (row,) = [
         line
-        for line in README.splitlines()
+        for line in RESULTS.splitlines()
         if line.startswith("| `") and f"`{view}`" in line.split(" | ")[0]
     ]
     return row
@@ -48,8 +49,8 @@ def test_view_description_names_the_papers_table(view: str) -> None:
 
 
 @pytest.mark.parametrize("view", sorted(LABELS))
-def test_readme_row_names_the_same_table(view: str) -> None:
-    row = readme_row(view)
+def test_docs_row_names_the_same_table(view: str) -> None:
+    row = docs_row(view)
     assert labels(row.split(" | ", 1)[1]) == LABELS[view], row
 
 

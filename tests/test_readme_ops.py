@@ -1,5 +1,6 @@
-"""The README's operations advice: a `prefect server start` to copy comes with usage analytics
-off (judgelab's own temporary servers have it off; a server started by hand does not)."""
+"""The docs' operations advice (docs/how-to/prefect-ui.md, where the README's text moved): a
+`prefect server start` to copy comes with usage analytics off (judgelab's own temporary servers
+have it off; a server started by hand does not). Every page of docs/ and the README are read."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import re
 from judgelab.settings import PROJECT_ROOT
 
 
-def test_every_prefect_server_start_in_the_readme_turns_analytics_off() -> None:
-    text = (PROJECT_ROOT / "README.md").read_text()
+def test_every_prefect_server_start_in_the_docs_turns_analytics_off() -> None:
+    pages = [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").rglob("*.md"))]
+    text = "\n".join(p.read_text() for p in pages)
     blocks = re.findall(r"```sh\n(.*?)```", text, flags=re.S)
     starts = [b for b in blocks if "prefect server start" in b]
-    assert starts, "the README shows how to start a Prefect server"
+    assert starts, "the docs show how to start a Prefect server"
+    assert "prefect server start" in (PROJECT_ROOT / "docs/how-to/prefect-ui.md").read_text()
     for block in starts:
         assert "export PREFECT_SERVER_ANALYTICS_ENABLED=false" in block, block
     inline = re.findall(r"`([^`]*prefect server start[^`]*)`", text.replace("\n", " "))

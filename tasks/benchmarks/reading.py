@@ -37,7 +37,7 @@ DELIMITED = {".csv": ",", ".tsv": "\t"}
 JSON_LINES = (".jsonl", ".ndjson", ".json")  # .json: if it holds JSON lines (HaluEval's naming)
 SUFFIXES = (*DELIMITED, ".parquet", *JSON_LINES)
 # characters in one cell (about 10 MB of text): a longer cell is a problem naming its file,
-# line (row) and column; README "Your own data"
+# line (row) and column; docs/how-to/own-data.md
 MAX_CELL = 10_000_000
 CHUNK_ROWS = 1 << 16  # rows the csv and JSON-lines readers hold as Python strings at a time
 ARROW_BLOCK = 1 << 20  # bytes pyarrow parses at a time (its default; 4 MB held ~120 MB more here)

@@ -106,10 +106,11 @@ def test_an_inspect_log_runs_through_the_recipe_without_calls(tmp_path: Path, lo
     assert order.rows() == [(6, 2, 4, 2, 2, 2, 2)]
 
 
-def test_the_readme_shows_the_recipe_s_mapping() -> None:
-    """The README's Inspect block is studies/inspect_pairwise.toml's [[imports]] but its files."""
-    readme = (PROJECT_ROOT / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```toml\n(.*?)```", readme, re.S) if "records = " in b]
+def test_the_docs_show_the_recipe_s_mapping() -> None:
+    """The docs' Inspect block (docs/how-to/import.md) is studies/inspect_pairwise.toml's
+    [[imports]] but its files."""
+    page = (PROJECT_ROOT / "docs" / "how-to" / "import.md").read_text()
+    (block,) = [b for b in re.findall(r"```toml\n(.*?)```", page, re.S) if "records = " in b]
     shown = tomllib.loads(block)["imports"][0]
     recipe = tomllib.loads(RECIPE.read_text())["imports"][0]
     assert {k: v for k, v in shown.items() if k != "files"} == {
