@@ -170,7 +170,11 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "judgelab/study.py",
         'consensus_votes: Literal["model", "design"] = "model"',
         'consensus_votes: Literal["model", "design"] = "design"',
-        ["tests/accuracy/test_consensus.py", "tests/test_study_notes.py", "tests/accuracy/test_accuracy.py"],
+        [
+            "tests/accuracy/test_consensus.py",
+            "tests/test_study_notes.py",
+            "tests/accuracy/test_accuracy.py",
+        ],
     ),
     (
         "accuracy: leniency over every scored item",
@@ -233,7 +237,11 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "tasks/multiplicity.py",
         '(_holm if method == "holm" else _bh)',
         '(_holm if method == "holm" else _holm)',
-        ["tests/test_multiplicity.py", "tests/rating/test_agreement.py", "tests/tone/test_analysis.py"],
+        [
+            "tests/test_multiplicity.py",
+            "tests/rating/test_agreement.py",
+            "tests/tone/test_analysis.py",
+        ],
     ),
     (
         "pairwise: flagged from the raw p",

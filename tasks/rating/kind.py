@@ -79,8 +79,9 @@ def load_items(study: Study, settings: Settings) -> int:
     else:
         items, ratings = benchmarks.builtin(study, settings)
         chunks = [items]
+    n = warehouse.write_chunks(settings, chunks, "items", study.items_part)
     warehouse.write_table(settings, ratings, "ratings", study.items_part)
-    return warehouse.write_chunks(settings, chunks, "items", study.items_part)
+    return n
 
 
 def plan_items(study: Study, settings: Settings) -> pl.DataFrame:

@@ -33,13 +33,19 @@ def temp_files(root: Path) -> list[Path]:
 
 def failing_writer(error: Exception, monkeypatch: pytest.MonkeyPatch) -> None:
     """Parquet writes start the file, then fail as a full disk does (polars reports it as a
-    ComputeError carrying "(os error 28)"; other writers raise the OSError itself)."""
+    ComputeError carrying "(os error 28)"; other writers raise the OSError itself), through
+    polars or pyarrow's ParquetWriter (a table written in chunks: warehouse.write_chunks)."""
+    import pyarrow.parquet as pq
 
     def write_parquet(self: pl.DataFrame, file: object, *args: object, **kwargs: object) -> None:
         Path(str(file)).write_bytes(b"PAR1")  # mid-write: a partial file is on disk
         raise error
 
+    def write_chunk(self: pq.ParquetWriter, *args: object, **kwargs: object) -> None:
+        raise error  # the writer has opened the temp file: a partial file is on disk
+
     monkeypatch.setattr(pl.DataFrame, "write_parquet", write_parquet)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", write_chunk)
 
 
 @pytest.mark.parametrize(
@@ -122,6 +128,11 @@ EXHAUST = """
 import os, sys
 from judgelab.cli import main
 import tasks.costs, tasks.judging.store, tasks.rating.kind, tasks.stages  # imported first
+# polars starts its async runtime at its first lazy query, and with no descriptor left for it
+# a Rust thread panics (a backtrace on stderr) instead of raising: a run that reaches its limit
+# has made many queries by then, so this one has made one too
+import polars
+polars.LazyFrame({{"a": [1]}}).collect()
 fds = []
 try:
     while True:
