@@ -13,7 +13,7 @@ from judgelab.power_cli import cmd_power
 from judgelab.report_cli import cmd_report
 from judgelab.run_cli import cmd_reparse, cmd_run
 from judgelab.serve_cli import cmd_serve
-from judgelab.views_cli import cmd_show, cmd_sql, cmd_tables
+from judgelab.show_cli import cmd_show, cmd_sql, cmd_tables
 
 
 # argparse names a type function in its message for a bad value ("invalid _positive value")

@@ -1,10 +1,9 @@
-"""`judgelab tables`, `show`, `export` and `sql`, and what they print: view lists, filtered view
-queries, tables that fit the terminal without splitting a word (every command's tables), and
-DuckDB errors as one line."""
+"""What `judgelab tables`, `show` and `sql` print: view lists, filtered view queries, tables
+that fit the terminal without splitting a word (every command's tables), and DuckDB errors as
+one line."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -12,8 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from judgelab.user_errors import UsageError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -160,42 +157,3 @@ def one_line(error: Exception) -> str:
 def print_frame(frame: pl.DataFrame) -> None:
     """A frame printed to fit the terminal (every command's tables)."""
     print(fit(frame, terminal_width()), end="")
-
-
-def cmd_sql(args: argparse.Namespace) -> int:
-    from judgelab.settings import Settings
-    from tasks import warehouse
-
-    print_frame(warehouse.query(Settings(), args.query))
-    return 0
-
-
-def cmd_tables(args: argparse.Namespace) -> int:
-    from tasks import warehouse
-
-    print("\n".join(listing(warehouse.view_files(), every=args.all)))
-    return 0
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    """Print or export one view, optionally narrowed to some columns, rows and a row count."""
-    from judgelab.settings import Settings
-    from tasks import export, warehouse
-
-    settings = Settings()
-    known = warehouse.query(settings, f"{export.select_view(args.view)} limit 0").columns
-    try:
-        sql, params = view_query(args.view, known, args.columns, args.where, args.limit)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    frame = warehouse.query(settings, sql, params)
-    if args.format == "text":
-        text = fit(frame, None if args.output else terminal_width(), " (choose with --columns)")
-    else:
-        text = export.render(frame, args.format)
-    if args.output:
-        Path(args.output).write_text(text)
-        print(f"{args.view}: {frame.height} rows → {args.output}")
-    else:
-        print(text, end="" if text.endswith("\n") else "\n")
-    return 0
