@@ -1,5 +1,6 @@
 """What `judgelab tables`, `show` and `sql` print: view lists, filtered view queries, tables
-that fit the terminal without splitting a word, and DuckDB errors as one line."""
+that fit the terminal without splitting a word (every command's tables), and DuckDB errors as
+one line."""
 
 from __future__ import annotations
 
@@ -151,3 +152,8 @@ def one_line(error: Exception) -> str:
     """A DuckDB error as one line: its message and hint (`Did you mean …`), no query echo."""
     head = str(error).split("\n\n", 1)[0]
     return " ".join(line.strip() for line in head.splitlines() if line.strip())
+
+
+def print_frame(frame: pl.DataFrame) -> None:
+    """A frame printed to fit the terminal (every command's tables)."""
+    print(fit(frame, terminal_width()), end="")

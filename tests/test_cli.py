@@ -12,7 +12,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgelab.cli import build_parser, main
+from judgelab.arguments import build_parser
+from judgelab.cli import main
 from tasks import warehouse
 
 STUDY = """[study]
@@ -64,7 +65,7 @@ def test_missing_api_key_is_named_before_anything_runs(
     assert "needs OPENAI_API_KEY" in line and ".env" in line
     assert not (tmp_path / "data").exists()  # nothing was written
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    from judgelab.cli import preflight
+    from judgelab.preflight import preflight
 
     preflight(str(write(tmp_path)))  # with the key set the check passes
 

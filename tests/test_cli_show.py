@@ -14,7 +14,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgelab.cli import build_parser, main
+from judgelab.arguments import build_parser
+from judgelab.cli import main
 from judgelab.settings import PROJECT_ROOT, Settings
 from judgelab.views_cli import describe, report_groups
 from tasks import warehouse

@@ -373,7 +373,7 @@ def command_problems(argv: list[str]) -> list[str]:
         return ["no command"]
     exe, args = argv[0], argv[1:]
     if exe == "judgelab":
-        from judgelab.cli import build_parser
+        from judgelab.arguments import build_parser
 
         err = io.StringIO()
         try:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from judgelab.cli import main, report_path
+from judgelab.cli import main
 from judgelab.names import UnsafePath, check_name, confined
+from judgelab.report_cli import report_path
 from judgelab.settings import PROJECT_ROOT, Settings
 from judgelab.study import StudyError, load_study
 from tasks import warehouse

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from tasks.report import figures
+from tasks.accuracy import figures
 from tasks.report.drill import DrillSpec
 from tasks.report.panel import Panel
 

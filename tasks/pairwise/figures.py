@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
-from tasks.report.figures import PALETTE, new_figure, styled
+from tasks.report.plotting import PALETTE, new_figure, styled
 
 
 def _value(x: object) -> float:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from tasks.report import figures
+from tasks.rating import figures
+from tasks.report import figures as report_figures
 from tasks.report.drill import DrillSpec
 from tasks.report.panel import Panel
 
@@ -84,7 +85,7 @@ PANELS: list[Panel] = [
         "sequential sums of squares, df in brackets): a large item share means the judges "
         "follow the texts, a large judge, prompt or scale share means the design moves the "
         "score.",
-        figures.variance_components,
+        report_figures.variance_components,
         "no component has a share",
     ),
     Panel(

@@ -1,6 +1,7 @@
 """Write the HTML report for some studies: the report's only I/O (warehouse views in, one file
 out). What each study type's section shows lives in its report module (tasks/<type>/report.py,
-found through tasks/kinds.py); drawing is in figures.py, the page in page.py."""
+found through tasks/kinds.py, drawing in tasks/<type>/figures.py); the shared drawing is in
+plotting.py and figures.py, the page in page.py."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tasks import warehouse
 from tasks.judging.prompts import PROMPTS_DIR, task_config
 from tasks.judging.scales import REWRITE_SCALE
 from tasks.kinds import kinds
-from tasks.report import drill, figures, provenance
+from tasks.report import drill, figures, plotting, provenance
 from tasks.report.figcache import FigureCache
 from tasks.report.page import Block, Section, render_page
 from tasks.report.panel import Draw, Panel
@@ -120,7 +121,7 @@ def make_block(
     table: pl.DataFrame,
     prefix: str,
     drill_ids: dict[tuple, str] | None = None,
-    render: Render = figures.render,
+    render: Render = plotting.render,
 ) -> Block:
     """Draw a panel's figure from its rows (`render`: draw and write SVG, or find it in a
     FigureCache); rows with a drill-down (`drill_ids`: the view's row key → design id) carry

@@ -17,7 +17,7 @@ import matplotlib
 import polars as pl
 
 from judgelab import tempfiles
-from tasks.report import figures
+from tasks.report import plotting
 from tasks.report.panel import Draw
 
 TASKS_DIR = Path(__file__).resolve().parents[1]
@@ -52,7 +52,7 @@ class FigureCache:
         if path.is_file():
             svg = path.read_text(encoding="utf-8")
             return svg if svg != NO_FIGURE else None
-        svg = figures.render(draw, table, prefix)
+        svg = plotting.render(draw, table, prefix)
         self.folder.mkdir(parents=True, exist_ok=True)
         with tempfiles.replacing(path) as tmp:
             tmp.write_text(NO_FIGURE if svg is None else svg, encoding="utf-8")

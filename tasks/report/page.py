@@ -1,6 +1,6 @@
 """Assemble the report page from finished blocks: HTML strings in, one HTML string out.
 
-Everything the page shows is escaped here; figures arrive as inline SVG from `figures.to_svg`.
+Everything the page shows is escaped here; figures arrive as inline SVG from `plotting.to_svg`.
 The page loads nothing: a Content-Security-Policy forbids every outside resource and allows
 one inline script, script.js, by its sha256 (sorting, filtering, the drill-down); the
 drill-down's data is one JSON block, rendered on click.

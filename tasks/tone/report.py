@@ -7,9 +7,9 @@ from __future__ import annotations
 import polars as pl
 
 from judgelab.settings import Settings
-from tasks.report import figures
 from tasks.report.drill import DrillSpec
 from tasks.report.panel import Panel
+from tasks.tone import figures
 
 TITLE = "Tone studies"
 INTRO = (

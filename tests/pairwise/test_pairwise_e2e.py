@@ -16,8 +16,8 @@ from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging import store
 from tasks.pairwise.figures import position_bias
-from tasks.report.figures import render
 from tasks.report.page import fmt_value
+from tasks.report.plotting import render
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from tasks.pairwise.figures import position_bias
-from tasks.report import figures
+from tasks.report import plotting
 
 COLUMNS = [
     "study",
@@ -68,7 +68,7 @@ def test_each_design_is_a_row_with_its_bias_interval_flag_and_consistency() -> N
         (0.0, 0.0),
     ]
     assert cax.get_xlim() == (0.0, 100.0)
-    assert figures.to_svg(fig, "pw").startswith("<svg")
+    assert plotting.to_svg(fig, "pw").startswith("<svg")
 
 
 def test_the_effort_is_in_the_labels_only_when_it_varies() -> None:

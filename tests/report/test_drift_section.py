@@ -17,7 +17,7 @@ from judgelab.settings import Settings
 from schemas.drift import Drift
 from schemas.plan import Plan
 from tasks import warehouse
-from tasks.report import figures
+from tasks.report import figures, plotting
 from tasks.report.build import write_report
 from tasks.report.summary import run_markdown
 from tasks.runs import run_rows
@@ -191,7 +191,7 @@ def test_the_figure_has_a_panel_per_judge_bands_and_a_ringed_flag() -> None:
     labels = [h.get_label() for h in fig.legends[0].legend_handles]
     assert "flagged: CI outside the noise band" in labels
     assert "base · likert7 · n/a (n=50, R=2)" in labels
-    assert figures.to_svg(fig, "d").startswith("<svg")
+    assert plotting.to_svg(fig, "d").startswith("<svg")
 
 
 def test_a_flip_rate_band_starts_at_zero() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tasks.report import figcache, figures
+from tasks.report import figcache, plotting
 from tasks.report.figcache import FigureCache
 
 DRAWN: list[int] = []
@@ -16,7 +16,7 @@ DRAWN: list[int] = []
 
 def bars(table: pl.DataFrame):
     DRAWN.append(table.height)
-    fig = figures.new_figure(1.5)
+    fig = plotting.new_figure(1.5)
     fig.add_subplot().bar(range(table.height), table["v"].to_list())
     return fig
 
@@ -36,7 +36,7 @@ def test_same_rows_are_drawn_once_and_equal_a_fresh_drawing(tmp_path: Path) -> N
     cache = FigureCache(tmp_path)
     first = cache.render(bars, table, "p")
     again = FigureCache(tmp_path).render(bars, table, "p")  # a later run: a new process
-    assert DRAWN == [3] and first == again == figures.render(bars, table, "p")
+    assert DRAWN == [3] and first == again == plotting.render(bars, table, "p")
     assert first.startswith("<svg") and 'id="p-' in first
 
 

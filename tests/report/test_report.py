@@ -15,10 +15,12 @@ import pytest
 
 from tasks import warehouse
 from tasks.kinds import kind, kinds
-from tasks.report import figures
+from tasks.rating import figures as rating_figures
+from tasks.report import plotting
 from tasks.report.build import make_block, write_report
 from tasks.report.page import Block, Section, fmt_value, render_block, render_page
 from tasks.report.panel import Panel
+from tasks.tone import figures as tone_figures
 
 from .conftest import Node, Warehouse, page_svg, parse_html
 
@@ -152,7 +154,7 @@ def test_the_pairwise_figure_draws_the_views_designs(
         p for p in kind("pairwise").load("report").PANELS if p.view == "tbl_pairwise_position"
     ]
     page = report_file.read_text(encoding="utf-8")
-    assert page_svg(page, panel.view) == figures.render(panel.draw, rows, "pairwise-1").strip()
+    assert page_svg(page, panel.view) == plotting.render(panel.draw, rows, "pairwise-1").strip()
     ax = panel.draw(rows).axes[0]
     drawn = rows.filter(pl.col("bias_pp").is_not_null()).rows(named=True)
     at = {len(drawn) - 1 - i: r for i, r in enumerate(drawn)}  # the first row on top
@@ -332,7 +334,7 @@ def test_a_rewrite_with_the_same_rows_draws_nothing_and_gives_the_same_bytes(
     def no_drawing(*args: object) -> None:
         raise AssertionError("a figure was drawn again")
 
-    monkeypatch.setattr(figures, "render", no_drawing)
+    monkeypatch.setattr(plotting, "render", no_drawing)
     write_report(warehouse_run.settings, ["report-rating"], out)
     assert out.read_bytes() == first
 
@@ -368,7 +370,7 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
             )
             fig = panel.draw(nulled)
             if fig is not None:
-                assert figures.to_svg(fig, "n").startswith("<svg"), panel.view
+                assert plotting.to_svg(fig, "n").startswith("<svg"), panel.view
                 drawn[panel.draw.__name__] = (nulled, fig)
     tone = "tone" in warehouse_run.types.values()
     assert set(drawn) == ({"tone_gaps", "rewrite_pass_rates"} if tone else set())
@@ -385,7 +387,7 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
             f"{p}/{n}" for p, n in rewrites.select("n_passed", "n_versions").rows()
         ]
         assert {p.get_width() for p in pass_ax.patches} == {0.0}
-        failed = [n for c in figures.CHECKS for n in rewrites[f"failed_{c}"].fill_null(0)]
+        failed = [n for c in tone_figures.CHECKS for n in rewrites[f"failed_{c}"].fill_null(0)]
         assert [p.get_width() for p in fail_ax.patches] == failed and sum(failed) > 0
 
 
@@ -466,7 +468,7 @@ def test_figures_are_inline_svg_with_ids_of_their_own() -> None:
         }
     )
     backend = matplotlib.get_backend()
-    svgs = [figures.to_svg(figures.rating_performance(frame), p) for p in ("f1", "f2")]
+    svgs = [plotting.to_svg(rating_figures.rating_performance(frame), p) for p in ("f1", "f2")]
     assert matplotlib.get_backend() == backend  # no global state touched
     ids = []
     for prefix, svg in zip(("f1", "f2"), svgs, strict=True):
@@ -477,7 +479,7 @@ def test_figures_are_inline_svg_with_ids_of_their_own() -> None:
         assert refs and set(refs) <= set(own)
         ids += own
     assert len(ids) == len(set(ids))
-    assert figures.rating_performance(frame.head(0)) is None
+    assert rating_figures.rating_performance(frame.head(0)) is None
 
 
 def test_blocks_count_only_drawn_figures() -> None:
@@ -505,7 +507,7 @@ def test_ensemble_figures_start_at_one_judge_and_keep_baselines_apart() -> None:
             "ensemble_mae": [0.8, 0.7, 0.65, 0.9, 0.6, None],
         }
     )
-    fig = figures.ensemble_size(sizes)
+    fig = rating_figures.ensemble_size(sizes)
     lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
     assert set(lines) == {"Model (Free)", "Model (Free) + baselines"}
     assert list(lines["Model (Free)"].get_xdata()) == [1, 2, 3]
@@ -523,7 +525,7 @@ def test_ensemble_figures_start_at_one_judge_and_keep_baselines_apart() -> None:
             "mae_reduction_pct": [10.0, 20.0],
         }
     )
-    ax = figures.ensembles(triples).axes[0]
+    ax = rating_figures.ensembles(triples).axes[0]
     ticks = [t.get_text() for t in ax.get_xticklabels()]
     assert ticks == ["Model (Free)\n(n=4)", "Model (Free)\n+ baselines\n(n=10)"]
     assert [p.get_hatch() or "" for p in ax.patches[:2]] == ["", "//"]
@@ -543,7 +545,7 @@ def test_figure5_draws_the_triples_without_the_outlier_scale_as_their_own_panel(
             "mae_reduction_pct": [10.0, 3.0],
         }
     )
-    axes = figures.ensembles(triples).axes
+    axes = rating_figures.ensembles(triples).axes
     assert [ax.get_title(loc="left") for ax in axes] == [
         "tox: ensembles of three judge designs",
         "tox · without bipolar3: ensembles of three judge designs",

@@ -1,0 +1,63 @@
+"""`judgelab plan`: planned, stored and missing calls per judge with a token and cost estimate,
+and the power planner's verdict on the planned sample (no calls)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from judgelab.power_cli import power_line
+from judgelab.views_cli import print_frame
+from tasks.kinds import kind  # standard library only
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Planned, stored and missing calls per judge, with a token and cost estimate."""
+    import polars as pl
+
+    from judgelab.check import check_study
+    from judgelab.settings import Settings
+    from judgelab.study import load_study
+
+    study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
+    # before the stages load (and write) anything; a data file's rows are kept for the load
+    notes = check_study(args.study, study, keep=True)
+    from tasks import costs
+    from tasks.judging import store
+
+    settings = Settings()
+    for note in [*notes, *study.notes()]:
+        print(f"judgelab: note: {note}", file=sys.stderr)
+    counts, notes, plan, lines = kind(study.type).load("stages").preview(study, settings)
+    for line in lines:
+        print(line)
+    for note in notes:
+        print(f"judgelab: note: {note}", file=sys.stderr)
+    missing = plan.join(store.done_keys(settings.store_dir), on="key", how="anti")
+    est = costs.estimate(missing).rename({"calls": "est_calls"})
+    table = (
+        pl.DataFrame(
+            [{"judge": j, **c} for j, c in counts.items()],
+            schema={
+                "judge": pl.String,
+                "planned": pl.Int64,
+                "stored": pl.Int64,
+                "missing": pl.Int64,
+            },
+        )
+        .join(est.drop("est_calls"), on="judge", how="left")
+        .rename(
+            {
+                "prompt_tokens": "est_prompt_tokens",
+                "completion_tokens": "est_completion_tokens",
+                "cost_usd": "est_cost_usd",
+            }
+        )
+    )
+    print_frame(table)
+    print(
+        "Estimates cover the missing calls only: prompt tokens ≈ characters / 4, completion "
+        "tokens = max_tokens; prices from litellm's offline table (null = unknown model)."
+    )
+    print(power_line(study, settings, plan["item_id"].n_unique()))
+    return 0
