@@ -199,7 +199,7 @@ def cli_page() -> str:
     out = [
         "# Command line",
         "",
-        "Every command's `--help`, generated from `judgelab/cli.py` when the site is built.",
+        "Every command's `--help`, generated from `judgelab/arguments.py` when the site is built.",
         "",
     ]
     for command, text in _commands(cli.build_parser(), ["judgelab"]):

@@ -1,5 +1,5 @@
 """Re-parse a study's stored answers and rebuild every table after the judge stage, for every
-study type through its record (tasks/kinds.py); no model calls."""
+study type through its record (tasks/study_types.py); no model calls."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from flows.study import parts
 from judgelab.settings import Settings
 from judgelab.study import load_study
 from tasks import stages
-from tasks.kinds import kind
+from tasks.study_types import StudyType
 
 
 @flow(name="reparse-study", flow_run_name=run_name)
@@ -25,7 +25,7 @@ def reparse_study(study_file: str) -> dict:
     study = load_study(Path(study_file))
     run_id = str(flow_run.get_id() or "local")
     started_at = datetime.now(UTC)
-    record = kind(study.type)
+    record = StudyType.named(study.type)
     named = parts(record, study)
     result = stages.reparse_stage(study, settings, named)
     for round_ in record.rounds:  # the same stages after judging as a run's

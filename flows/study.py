@@ -1,4 +1,4 @@
-"""The study flow: one for every study type, run from its record (tasks/kinds.py). Each judge
+"""The study flow: one for every study type, run from its record (tasks/study_types.py). Each judge
 round is planned, its missing calls judged and its `then` run; then the canary (types that
 have one), the stages after judging, the costs and the ending. Named per type
 (`rating-study`, …) with `with_options`, so runs and deployments keep their names."""
@@ -18,7 +18,7 @@ from judgelab.settings import Settings
 from judgelab.study import Study, load_study
 from tasks import stages
 from tasks.judging.failures import JudgeFailures
-from tasks.kinds import Kind, kind
+from tasks.study_types import StudyType
 
 
 @flow(name="study", flow_run_name=run_name)
@@ -29,7 +29,7 @@ def study_flow(
     `report`: end with the report stage (a suite of several studies writes one for all)."""
     settings = Settings()
     study = load_study(Path(study_file), sample_size=sample_size)
-    record = kind(study.type)
+    record = StudyType.named(study.type)
     run_id = str(flow_run.get_id() or "local")
     started_at = datetime.now(UTC)
     before, made, workers, failures, notes, extra = {}, {}, set(), [], [], {}
@@ -67,7 +67,7 @@ def study_flow(
     return result | extra if isinstance(result, dict) else result
 
 
-def parts(record: Kind, study: Study) -> list[str] | None:
+def parts(record: StudyType, study: Study) -> list[str] | None:
     """The plan parts of a study's rounds; None: the study's own (one round without a part)."""
     named = [r.part(study) for r in record.rounds if r.part]
     return named or None
@@ -75,4 +75,4 @@ def parts(record: Kind, study: Study) -> list[str] | None:
 
 def for_type(name: str) -> Flow:
     """The study flow as the UI and deployments name it for study type `name`."""
-    return study_flow.with_options(name=kind(name).flow_name)
+    return study_flow.with_options(name=StudyType.named(name).flow_name)

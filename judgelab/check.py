@@ -86,10 +86,10 @@ def check_imports(study: Study) -> None:
         return
     from judgelab.settings import Settings
     from tasks.imports.load import imported
-    from tasks.kinds import kind
+    from tasks.study_types import StudyType
 
     try:
-        imported(study, Settings(), kind(study.type).load("imports").item_ids(study))
+        imported(study, Settings(), StudyType.named(study.type).load("imports").item_ids(study))
     except TableError as exc:
         raise TableError("; ".join(line.strip() for line in str(exc).splitlines())) from None
 

@@ -8,7 +8,7 @@ import sys
 
 from judgelab.power_cli import power_line
 from judgelab.views_cli import print_frame
-from tasks.kinds import kind  # standard library only
+from tasks.study_types import StudyType  # standard library only
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -28,7 +28,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     settings = Settings()
     for note in [*notes, *study.notes()]:
         print(f"judgelab: note: {note}", file=sys.stderr)
-    counts, notes, plan, lines = kind(study.type).load("stages").preview(study, settings)
+    counts, notes, plan, lines = StudyType.named(study.type).load("stages").preview(study, settings)
     for line in lines:
         print(line)
     for note in notes:

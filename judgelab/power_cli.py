@@ -8,7 +8,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from judgelab.views_cli import print_frame
-from tasks.kinds import kind  # standard library only
+from tasks.study_types import StudyType  # standard library only
 
 if TYPE_CHECKING:
     from judgelab.settings import Settings
@@ -33,7 +33,7 @@ def power_plan(
     if not getattr(args, "assume", False):
         try:
             pilot = warehouse.read_table(
-                settings, kind(study.type).load("power").pilot_table, study.name
+                settings, StudyType.named(study.type).load("power").pilot_table, study.name
             )
         except FileNotFoundError:
             pilot = None
@@ -51,8 +51,8 @@ def power_line(study: Study, settings: Settings, n: int) -> str:
     """`plan`'s one-line verdict on the planned sample (no simulation: it stays fast)."""
     from tasks import power
 
-    if kind(study.type).power is None:
-        return f"power: not covered: {kind(study.type).power_note}"
+    if StudyType.named(study.type).power is None:
+        return f"power: not covered: {StudyType.named(study.type).power_note}"
     return "power: " + power.verdict_line(power_plan(study, settings, full=False), n)
 
 
@@ -71,8 +71,8 @@ def cmd_power(args: argparse.Namespace) -> int:
     for path in study_files(args.study):
         study = load_study(path, sample_size=args.sample_size)
         print(f"{study.name} ({study.type} study)")
-        if kind(study.type).power is None:
-            print(f"not covered: {kind(study.type).power_note}\n")
+        if StudyType.named(study.type).power is None:
+            print(f"not covered: {StudyType.named(study.type).power_note}\n")
             continue
         plan = power_plan(study, settings, args)
         stated = [f.name for f in fields(power.Assumptions) if getattr(args, f.name) is not None]

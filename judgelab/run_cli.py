@@ -12,7 +12,7 @@ from judgelab.preflight import preflight
 from judgelab.report_cli import report_path
 from judgelab.user_errors import quiet_prefect_console
 from judgelab.views_cli import print_frame
-from tasks.kinds import kinds  # standard library only
+from tasks.study_types import StudyType  # standard library only
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -97,7 +97,7 @@ def print_tables(results: list[dict]) -> None:
     for study in names:  # imported or called, as the store says
         print(f"{study}: {sources.get(study, 'no judgments')}")
     print()
-    for k in kinds():
+    for k in StudyType.every():
         studies = [r["study"] for r in results if r["type"] == k.name]
         if not studies:
             continue

@@ -24,7 +24,7 @@ from judgelab.names import check_name
 from judgelab.study_toml import StudyError as StudyError  # judgelab.study's error, as before
 from judgelab.study_toml import locate, read_toml, study_text, top_line
 from judgelab.study_toml import study_files as study_files  # a suite's files, as before
-from tasks.kinds import TYPES, kind, kinds
+from tasks.study_types import TYPES, StudyType
 
 
 def suggest(name: str, known: list[str]) -> str:
@@ -117,7 +117,7 @@ class Analysis(BaseModel):
 
     def margin(self, percent: bool = False) -> float:
         """The equivalence margin in the unit of the study type's differences: points on 1–7,
-        or (`percent`: accuracy, tasks/kinds.py) a fraction, as its tables compute it."""
+        or (`percent`: accuracy, tasks/study_types.py) a fraction, as its tables compute it."""
         if percent:
             return (self.equivalence_margin or 5.0) / 100
         return self.equivalence_margin or 0.2
@@ -187,8 +187,8 @@ class Study(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    # ratings, verdicts, the tone test, A/B preferences (tasks/kinds.py)
-    type: str = "rating"  # a study type of tasks/kinds.py
+    # ratings, verdicts, the tone test, A/B preferences (tasks/study_types.py)
+    type: str = "rating"  # a study type of tasks/study_types.py
     task: str  # prompt folder under prompts/
     benchmark: Literal[
         "vader", "convabuse", "truthfulqa", "ukpconvarg1", "hhrlhf", "llmbar", "file"
@@ -242,9 +242,9 @@ class Study(BaseModel):
 
     @model_validator(mode="after")
     def data_matches_benchmark(self) -> Study:
-        table = kind(self.type).data_table
+        table = StudyType.named(self.type).data_table
         given = getattr(self, table)
-        tables = {k.data_table for k in kinds()}
+        tables = {k.data_table for k in StudyType.every()}
         other = [t for t in tables if t != table and getattr(self, t)]
         if (self.benchmark == "file") != (given is not None) or other:
             raise ValueError(
@@ -257,9 +257,9 @@ class Study(BaseModel):
     def fits_type(self) -> Study:
         """Each study type takes its own benchmarks, scales and factors (its record's checks);
         only a tone study has a [rewriter]."""
-        if self.rewriter is not None and not kind(self.type).rewrites:
+        if self.rewriter is not None and not StudyType.named(self.type).rewrites:
             raise ValueError(f"a {self.type} study has no [rewriter]")
-        kind(self.type).load("checks")(self)
+        StudyType.named(self.type).load("checks")(self)
         return self
 
     @model_validator(mode="after")
@@ -267,7 +267,7 @@ class Study(BaseModel):
         """A canary watches judges of this study, in a study type drift is defined for."""
         if self.canary is None:
             return self
-        if kind(self.type).canary is None:
+        if StudyType.named(self.type).canary is None:
             raise ValueError(f"[study.canary] cannot watch a {self.type} study (no drift measure)")
         names = [j.name for j in self.judges]
         for name in self.canary.judges or []:
@@ -325,7 +325,7 @@ class Study(BaseModel):
             raise ValueError("no judge: add a [[judges]] or an [[imports]] table")
         if not self.imports:
             return self
-        if kind(self.type).imports is None:
+        if StudyType.named(self.type).imports is None:
             raise ValueError(f"a {self.type} study cannot import judgments yet ([[imports]])")
         live = {j.name for j in self.judges}
         for spec in self.imports:

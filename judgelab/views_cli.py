@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-# views any study fills, listed after each study type's own (tasks/kinds.py report_views)
+# views any study fills, listed after each study type's own (tasks/study_types.py report_views)
 EVERY_STUDY = ["tbl_runs", "tbl_changes", "tbl_design_cost", "tbl_drift", "tbl_drift_alerts"]
 
 
@@ -23,9 +23,9 @@ def report_groups() -> dict[str, list[str]]:
     """Report views per study type, in listing order (the type's main table first), then the
     views any study fills. tests/test_cli_show.py fails when a tbl_ view is in no group or in
     two."""
-    from tasks.kinds import kinds
+    from tasks.study_types import StudyType
 
-    return {k.name: list(k.report_views) for k in kinds()} | {"every study": EVERY_STUDY}
+    return {k.name: list(k.report_views) for k in StudyType.every()} | {"every study": EVERY_STUDY}
 
 
 SENTENCE_END = re.compile(r"[.?!](?=\s|$)")

@@ -4,7 +4,7 @@
 import pandera.polars as pa
 import polars as pl
 
-from tasks.kinds import TYPES
+from tasks.study_types import TYPES
 
 
 class Runs(pa.DataFrameModel):

@@ -11,7 +11,7 @@ from tasks.judging import prompts
 from tasks.judging.efforts import effort_designs
 from tasks.judging.keys import canonical_json, endpoint, key_from_json, request_params
 from tasks.judging.scales import Scale
-from tasks.kinds import kind
+from tasks.study_types import StudyType
 
 
 def sample_items(
@@ -86,7 +86,9 @@ def build_plan(
     """One row per judge × reasoning effort × prompt level × scale × item × repeat; repeat r
     sends the judge's seed + r (keys.repeat_seed), in every study type. `canary`: the date
     bucket every key carries (a canary batch)."""
-    quote = kind(study.type).quote_items  # a rated text is quoted; a QA item arrives rendered
+    quote = StudyType.named(
+        study.type
+    ).quote_items  # a rated text is quoted; a QA item arrives rendered
     users = [
         (item_id, canonical_json(prompts.user_turn(text, quote)))
         for item_id, text in items.select("item_id", "text").iter_rows()

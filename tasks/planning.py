@@ -15,14 +15,14 @@ from tasks import warehouse
 from tasks.judging import endpoints, keys, store
 from tasks.judging.cache import call_counts
 from tasks.judging.scales import load_scales
-from tasks.kinds import kind
 from tasks.plan import build_plan
+from tasks.study_types import StudyType
 
 
 def load_benchmark(study: Study, settings: Settings) -> int:
     """Fetch (checksum-verified) and load what the study judges: the study type's
     `load_items` (rating: `items` and `ratings`; accuracy: the sampled pairs, `qa_items`)."""
-    return kind(study.type).load("stages").load_items(study, settings)
+    return StudyType.named(study.type).load("stages").load_items(study, settings)
 
 
 def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int]], list[str]]:
@@ -32,7 +32,7 @@ def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int
     unknown = sorted(set(study.scales) - set(scales))
     if unknown:
         raise StudyError(f"unknown scale(s) {unknown}; known scales: {sorted(scales)}")
-    items = kind(study.type).load("stages").plan_items(study, settings)
+    items = StudyType.named(study.type).load("stages").plan_items(study, settings)
     plan = build_plan(study, items, scales)
     warehouse.write_table(settings, plan, "plan", study.name)
     store.ensure_store(settings.store_dir)

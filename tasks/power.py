@@ -27,7 +27,7 @@ import polars as pl
 from judgelab.study import Study
 from tasks import cuts
 from tasks.equivalence import MIN_N_NO_SPREAD
-from tasks.kinds import kind
+from tasks.study_types import StudyType
 
 Z = NormalDist().inv_cdf(0.975)  # the 95% CIs of the tables (percentile bootstrap ≈ normal)
 SIG = cuts.SIG_P
@@ -466,7 +466,7 @@ def assumed_pairs(diff_sd: float, discordant: float | None = None) -> pl.DataFra
 @dataclass(frozen=True)
 class Planner:
     """What differs between the study types the planner covers; a type's record
-    (tasks/kinds.py) names its planner (tasks/rating/power.py, tasks/accuracy/power.py)
+    (tasks/study_types.py) names its planner (tasks/rating/power.py, tasks/accuracy/power.py)
     in `power`."""
 
     pilot_table: str  # the stored table the pilot data comes from
@@ -673,13 +673,13 @@ def plan_study(
     full: bool = True,
 ) -> PowerPlan:
     """A study's plan from its pilot table (the planner's pilot_table; None = no data:
-    assumptions), by the planner its study type's record names (tasks/kinds.py).
+    assumptions), by the planner its study type's record names (tasks/study_types.py).
 
     The difference (b) should detect is `diff`, else the study's meaningful_diff for ratings
     and its equivalence margin for accuracy (meaningful_diff is in points on 1–7, so it has
     no meaning for accuracy); the margin of (c) is the study's equivalence margin.
     """
-    record = kind(study.type)
+    record = StudyType.named(study.type)
     if record.power is None:
         raise ValueError(f"{study.type} studies: {record.power_note}")
     return record.load("power").plan(study, pilot, targets, assume, diff, full)
@@ -687,7 +687,7 @@ def plan_study(
 
 def planner(study_type: str) -> Planner:
     """The planner a study type's record names."""
-    return kind(study_type).load("power")
+    return StudyType.named(study_type).load("power")
 
 
 # ---- the drift canary -----------------------------------------------------------------------
@@ -781,7 +781,7 @@ def canary_lines(
         + ", ".join(f"{j} {k:,} calls" for j, k in calls.items())
         + f" per bucket ({sum(calls.values()):,} in all)"
     ]
-    if kind(study.type).drift_statistic == "mean_shift":
+    if StudyType.named(study.type).drift_statistic == "mean_shift":
         sd = 1.0 if noise_sd is None else noise_sd
         basis = "assumed; no canary batch yet" if noise_sd is None else "from its last batches"
         shift = canary_detectable_shift(n, sd, c.repeats, c.level)

@@ -35,7 +35,7 @@ from tasks.judging.cache import call_counts, missing_calls
 from tasks.judging.reparse import reparse
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import Lane, plan_rows, run_lanes, run_shard
-from tasks.kinds import kind
+from tasks.study_types import StudyType
 
 
 @task(name="load-benchmark")
@@ -59,7 +59,7 @@ def plan_canary(study: Study, settings: Settings) -> tuple[str, dict[str, dict[s
     """This date bucket's canary calls (tasks/canary.py): the bucket and, per watched judge,
     planned / stored / missing calls. Inside a bucket a rerun finds them all stored."""
     bucket = clock.bucket(study.canary.every)
-    items = kind(study.type).load("stages").plan_items(study, settings)
+    items = StudyType.named(study.type).load("stages").plan_items(study, settings)
     plan = canary.canary_plan(study, items, load_scales(), bucket)
     warehouse.write_table(settings, plan, "canary_plan", canary.part(study, bucket))
     return bucket, call_counts(plan, store.done_keys(settings.store_dir))
@@ -74,8 +74,8 @@ def drift_stage(study: Study, settings: Settings, bucket: str) -> list[str]:
     answers = plan.join(
         store.latest_rows(settings.store_dir, ["key", "status", "score"]), on="key", how="left"
     )
-    answers = kind(study.type).load("canary")(study, settings, answers)
-    statistic = kind(study.type).drift_statistic
+    answers = StudyType.named(study.type).load("canary")(study, settings, answers)
+    statistic = StudyType.named(study.type).drift_statistic
     c = study.canary
     table = drift.drift_table(answers, statistic, c.level, c.compare)
     warehouse.write_table(settings, table, "drift", study.name)
@@ -250,7 +250,7 @@ def record_run(
     part = f"{study.name}-{finished:%Y%m%dT%H%M%S%f}"
     ledger = runs.run_rows(study.name, study.type, run_id, started_at, finished, judges, made)
     warehouse.write_table(settings, ledger, "runs", part)
-    source = kind(study.type).metric_source
+    source = StudyType.named(study.type).metric_source
     table = warehouse.read_table(settings, source, study.name)
     snapshot = runs.metric_snapshot(study.name, run_id, finished, source, table)
     warehouse.write_table(settings, snapshot, "metric_history", part)
@@ -264,7 +264,7 @@ def publish_artifacts(study: Study, settings: Settings) -> list[str]:
     from prefect.artifacts import create_table_artifact
 
     keys = []
-    for view in [*kind(study.type).artifact_views, "tbl_changes"]:
+    for view in [*StudyType.named(study.type).artifact_views, "tbl_changes"]:
         frame = warehouse.query(settings, f"select * from {view} where study = ?", [study.name])
         key = artifacts.artifact_key(study.name, view)
         create_table_artifact(

@@ -1,6 +1,6 @@
 """Shared code imports no study type's package: on the import graph (every `import` and
 `from … import`, at module level or inside a function), not by searching for names. A type is
-reached only through its record (tasks/kinds.py), which imports `tasks.<type>.kind` by name.
+reached only through its record (tasks/study_types.py), which imports `tasks.<type>.kind` by name.
 
 Owned by a type, and so free to import it: its package `tasks/<type>/`, and the tables named
 after it (`schemas/<type>_*.py`: one table, one schema, one name). Test doubles
@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 from judgelab.settings import PROJECT_ROOT
-from tasks.kinds import TYPES
+from tasks.study_types import TYPES
 
 SHARED = ["judgelab", "flows", "tasks", "schemas"]
 
@@ -81,7 +81,7 @@ def test_the_graph_sees_a_planted_import() -> None:
 
 
 def test_a_types_own_modules_may_import_it() -> None:
-    assert owner(PROJECT_ROOT / "tasks" / "tone" / "kind.py") == "tone"
+    assert owner(PROJECT_ROOT / "tasks" / "tone" / "study_type.py") == "tone"
     assert owner(PROJECT_ROOT / "schemas" / "tone_scores.py") == "tone"
     assert owner(PROJECT_ROOT / "schemas" / "scores.py") is None
     assert owner(PROJECT_ROOT / "tasks" / "stages.py") is None

@@ -12,7 +12,7 @@ import pytest
 from judgelab.settings import PROJECT_ROOT
 from judgelab.views_cli import describe
 from tasks import warehouse
-from tasks.kinds import kinds
+from tasks.study_types import StudyType
 
 LABELS = {
     "tbl_bias_summary": {"Table 8"},
@@ -55,7 +55,12 @@ def test_docs_row_names_the_same_table(view: str) -> None:
 
 
 def test_report_panels_name_the_same_table() -> None:
-    titled = {p.view: p.title for k in kinds() for p in k.load("report").PANELS if p.view in LABELS}
+    titled = {
+        p.view: p.title
+        for k in StudyType.every()
+        for p in k.load("report").PANELS
+        if p.view in LABELS
+    }
     assert {"tbl_accuracy_by_design", "tbl_switch_rates"} <= set(titled)
     for view, title in titled.items():
         assert labels(title) == LABELS[view], (view, title)

@@ -1,4 +1,4 @@
-"""Study types are records (tasks/kinds.py): no module outside a type's own package compares a
+"""Study types are records (tasks/study_types.py): no module outside a type's own package compares a
 study's type with a name or keeps a table keyed by type names, and every record is complete
 (its dotted paths import, its views and report parts exist)."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from judgelab.settings import PROJECT_ROOT
 from tasks import warehouse
-from tasks.kinds import TYPES, kind, kinds
+from tasks.study_types import TYPES, StudyType
 
 CODE = ["judgelab", "flows", "tasks", "schemas"]
 
@@ -19,7 +19,9 @@ CODE = ["judgelab", "flows", "tasks", "schemas"]
 def own_package(path: Path) -> bool:
     """A type's package (tasks/<type>/) may name its own type; the registry names them all."""
     parts = path.relative_to(PROJECT_ROOT).parts
-    return path == PROJECT_ROOT / "tasks" / "kinds.py" or parts[:2] in {("tasks", t) for t in TYPES}
+    return path == PROJECT_ROOT / "tasks" / "study_types.py" or parts[:2] in {
+        ("tasks", t) for t in TYPES
+    }
 
 
 def type_switches(path: Path) -> list[str]:
@@ -85,7 +87,7 @@ def test_no_study_type_switch_outside_the_registry() -> None:
 
 @pytest.mark.parametrize("name", TYPES)
 def test_every_record_is_complete(name: str) -> None:
-    record = kind(name)
+    record = StudyType.named(name)
     assert record.name == name
     for field in ["checks", "report", "stages"]:
         assert record.load(field) is not None
@@ -105,4 +107,4 @@ def test_every_record_is_complete(name: str) -> None:
         record.metric_source in {t.parent.name for t in warehouse.SQL_DIR.glob("*/*.sql")}
         or (PROJECT_ROOT / "schemas" / f"{record.metric_source}.py").is_file()
     )
-    assert [k.name for k in kinds()] == list(TYPES)
+    assert [k.name for k in StudyType.every()] == list(TYPES)

@@ -14,7 +14,7 @@ from judgelab.study import Study
 from tasks.imports import mapping, read
 from tasks.judging.keys import canonical_json
 from tasks.judging.scales import load_scales
-from tasks.kinds import kind
+from tasks.study_types import StudyType
 
 KEY_PARTS = ["judge", "model", "prompt_level", "scale", "item_id", "repeat"]
 
@@ -24,7 +24,7 @@ def imported(study: Study, settings: Settings, items: set[str] | None) -> pl.Dat
     problem; nothing is written here). `items`: the ids an imported item must be one of
     (None: not checked)."""
     scales = load_scales()
-    hook = kind(study.type).load("imports")
+    hook = StudyType.named(study.type).load("imports")
     frames = []
     for spec in study.imports:
         scale = spec.scale or study.scales[0]

@@ -1,5 +1,5 @@
 """The import stage and the plan's imported rows, for every study type whose record reads
-imports (tasks/kinds.py `imports`): read tables, call the pure transforms, write."""
+imports (tasks/study_types.py `imports`): read tables, call the pure transforms, write."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from judgelab.study import Study
 from tasks import warehouse
 from tasks.imports import load, rows
 from tasks.judging import store
-from tasks.kinds import kind
+from tasks.study_types import StudyType
 
 
 def study_imports(study: Study, settings: Settings) -> pl.DataFrame:
@@ -21,7 +21,7 @@ def study_imports(study: Study, settings: Settings) -> pl.DataFrame:
     (`sample_size = 0`) an item the study lacks is an error; a sample drops the others."""
     if not study.imports:
         return pl.DataFrame()
-    table, column = kind(study.type).load("imports").ITEMS
+    table, column = StudyType.named(study.type).load("imports").ITEMS
     items = set(warehouse.read_table(settings, table, study.items_part, [column])[column])
     found = load.imported(study, settings, items if study.sample_size == 0 else None)
     if found.is_empty():

@@ -1,6 +1,6 @@
 """Pairwise studies in the report: does the order of two answers decide which one wins?
 What each part of the report shows for this type; the shared code (tasks/report/build.py,
-summary.py, page.py, drill.py) finds it through the type's record (tasks/kinds.py)."""
+summary.py, page.py, drill.py) finds it through the type's record (tasks/study_types.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Rating studies in the report: designs against human ratings, and what averaging designs buys.
 What each part of the report shows for this type; the shared code (tasks/report/build.py,
-summary.py, page.py, drill.py) finds it through the type's record (tasks/kinds.py)."""
+summary.py, page.py, drill.py) finds it through the type's record (tasks/study_types.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Write the HTML report for some studies: the report's only I/O (warehouse views in, one file
 out). What each study type's section shows lives in its report module (tasks/<type>/report.py,
-found through tasks/kinds.py, drawing in tasks/<type>/figures.py); the shared drawing is in
+found through tasks/study_types.py, drawing in tasks/<type>/figures.py); the shared drawing is in
 plotting.py and figures.py, the page in page.py."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging.prompts import PROMPTS_DIR, task_config
 from tasks.judging.scales import REWRITE_SCALE
-from tasks.kinds import kinds
 from tasks.report import drill, figures, plotting, provenance
 from tasks.report.figcache import FigureCache
 from tasks.report.page import Block, Section, render_page
 from tasks.report.panel import Draw, Panel
+from tasks.study_types import StudyType
 
 Render = Callable[[Draw, pl.DataFrame, str], str | None]  # (draw, rows, id prefix) → SVG
 
@@ -137,7 +137,9 @@ def make_block(
 
 def row_ids(view: str, table: pl.DataFrame, drill_ids: dict[tuple, str]) -> tuple | None:
     """Each row's design id (None: nothing behind it), when the view has a drill-down."""
-    specs = [k.load("report").DRILL for k in kinds() if k.load("report").DRILL.view == view]
+    specs = [
+        k.load("report").DRILL for k in StudyType.every() if k.load("report").DRILL.view == view
+    ]
     if not specs or not drill_ids or not set(specs[0].key) <= set(table.columns):
         return None
     return tuple(drill_ids.get(r) for r in table.select(specs[0].key).iter_rows())
@@ -290,7 +292,7 @@ def drill_data(
     """The calls behind the main tables' rows, the texts of the items shown, and which
     studies' texts stay hidden until asked (tasks/report/drill.py shapes them)."""
     calls, specs = {}, {}
-    for kind in kinds():
+    for kind in StudyType.every():
         of_kind = [s for s in studies if types[s] == kind.name]
         if of_kind:
             report = kind.load("report")
@@ -323,7 +325,7 @@ def item_texts(settings: Settings, items: list[str]) -> dict[str, str]:
             [pl.read_parquet(f, columns=["item_id", "text"]) for f in qa], how="vertical_relaxed"
         )
         texts |= dict(frame.filter(pl.col("item_id").is_in(items)).rows())
-    for kind in kinds():  # a type whose items have no text table says where its texts are
+    for kind in StudyType.every():  # a type whose items have no text table says where its texts are
         sql = getattr(kind.load("report"), "TEXTS_SQL", None)
         if sql:
             texts |= dict(warehouse.query(settings, sql, [items]).rows())
@@ -363,7 +365,7 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     cache = FigureCache(settings.data_dir / "cache" / "figures" / out.stem)
     sources = provenance.labels(provenance.study_sources(settings, studies))
     sections = [summary_section(settings, studies, types, sources, cache.render)]
-    for kind in kinds():
+    for kind in StudyType.every():
         of_kind = [s for s in studies if types[s] == kind.name]
         if not of_kind:
             continue

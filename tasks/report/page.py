@@ -18,8 +18,8 @@ from pathlib import Path
 
 import polars as pl
 
-from tasks.kinds import kinds
 from tasks.report.drill import to_script_json
+from tasks.study_types import StudyType
 
 CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b;
@@ -269,7 +269,7 @@ def render_page(
             + "\n</section>"
         )
     names = ", ".join(studies)
-    notes = " ".join(k.load("report").SCALE_NOTE for k in kinds() if k.name in types)
+    notes = " ".join(k.load("report").SCALE_NOTE for k in StudyType.every() if k.name in types)
     data = (
         f'<script type="application/json" id="drill-data">{to_script_json(drill_data)}</script>'
         if drill_data

@@ -11,14 +11,14 @@ from prefect import task
 from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.artifacts import artifact_key
-from tasks.kinds import kinds
 from tasks.report.build import report_path, write_report
 from tasks.report.summary import run_markdown
+from tasks.study_types import StudyType
 
 
 def _numbers(settings: Settings, summaries: list[dict]) -> dict:
     out = {}
-    for kind in kinds():
+    for kind in StudyType.every():
         studies = [s["study"] for s in summaries if s.get("type") == kind.name]
         if studies:
             view, _ = kind.load("report").MAIN_NUMBERS

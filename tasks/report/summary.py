@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 
 from tasks.alerts import alert_lines
-from tasks.kinds import kind as study_kind
 from tasks.report.page import fmt_value
+from tasks.study_types import StudyType
 
 MAX_ROWS = 20  # an artifact is a glance; the report and `judgelab show` hold the rest
 # per study type: the view with its main numbers and the columns a person reads first
@@ -55,7 +55,7 @@ def calls_table(summaries: list[dict]) -> pl.DataFrame:
 
 def main_numbers(kind: str, frame: pl.DataFrame) -> pl.DataFrame:
     """The main view's columns a person reads first (those the view has)."""
-    _, columns = study_kind(kind).load("report").MAIN_NUMBERS
+    _, columns = StudyType.named(kind).load("report").MAIN_NUMBERS
     return frame.select([c for c in columns if c in frame.columns])
 
 
@@ -105,7 +105,7 @@ def run_markdown(
         parts.append(drift_part(alerts))
     for kind, frame in numbers.items():
         parts += [
-            f"## Main numbers: {study_kind(kind).load('report').MAIN_NUMBERS[0]}\n",
+            f"## Main numbers: {StudyType.named(kind).load('report').MAIN_NUMBERS[0]}\n",
             md_table(main_numbers(kind, frame)),
         ]
     parts += ["## Since the last run\n", changes_part(changes)]

@@ -1,6 +1,6 @@
 """Tone studies in the report: does the evaluator reward the wording when the facts are the same?
 What each part of the report shows for this type; the shared code (tasks/report/build.py,
-summary.py, page.py, drill.py) finds it through the type's record (tasks/kinds.py)."""
+summary.py, page.py, drill.py) finds it through the type's record (tasks/study_types.py)."""
 
 from __future__ import annotations
 

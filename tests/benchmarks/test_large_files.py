@@ -143,7 +143,7 @@ def test_other_files_are_left_to_the_csv_module(tmp_path: Path, tail: str) -> No
 def test_the_plan_samples_the_same_items_reading_only_their_texts(tmp_path: Path) -> None:
     from judgelab.study import Study
     from tasks import warehouse
-    from tasks.rating.kind import plan_items
+    from tasks.rating.study_type import plan_items
 
     settings = Settings(data_dir=tmp_path / "data")
     n = 500

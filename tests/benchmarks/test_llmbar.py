@@ -15,9 +15,9 @@ from judgelab.settings import Settings
 from judgelab.study import load_study
 from schemas.validate import TableError
 from tasks.benchmarks import llmbar
-from tasks.kinds import kind
 from tasks.pairwise.stages import pairs_table
 from tasks.sources import fetch, load_manifest
+from tasks.study_types import StudyType
 
 COMMIT = "900616bff90b6c6c8e1681f7d079250637c55992"
 N_STRATEGIES = {"ChatGPT": 12, "ChatGPT-0301": 10, "Falcon": 10, "GPT-4": 15, "LLaMA2": 10}
@@ -75,13 +75,13 @@ def test_a_pairwise_study_loads_llmbar(files: list[Path], tmp_path: Path) -> Non
     path = tmp_path / "llmbar.toml"
     path.write_text(toml.replace('benchmark = "hhrlhf"', 'benchmark = "llmbar"'))
     study = load_study(path)
-    kind("pairwise").load("checks")(study)
+    StudyType.named("pairwise").load("checks")(study)
     settings = Settings(data_dir=tmp_path / "data", data_mirror=mirror_dir())
     table = pairs_table(study, settings)
     assert table.height == study.sample_size
     assert table["pair_id"].str.starts_with("llmbar:natural:").all()
     with pytest.raises(ValueError, match="not a rating benchmark"):
-        kind("rating").load("checks")(study.model_copy(update={"type": "rating"}))
+        StudyType.named("rating").load("checks")(study.model_copy(update={"type": "rating"}))
 
 
 def test_every_evaluator_and_strategy_has_its_files(files: list[Path]) -> None:

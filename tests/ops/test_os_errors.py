@@ -127,7 +127,7 @@ def test_os_errors_are_found_through_wrapping_and_library_words() -> None:
 EXHAUST = """
 import os, sys
 from judgelab.cli import main
-import tasks.costs, tasks.judging.store, tasks.rating.kind, tasks.stages  # imported first
+import tasks.costs, tasks.judging.store, tasks.rating.study_type, tasks.stages  # imported first
 # polars starts its async runtime at its first lazy query, and with no descriptor left for it
 # a Rust thread panics (a backtrace on stderr) instead of raising: a run that reaches its limit
 # has made many queries by then, so this one has made one too

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import polars as pl
 
-from tasks.kinds import kind
 from tasks.report import drill
 from tasks.report.summary import calls_table, md_table, run_markdown
+from tasks.study_types import StudyType
 
-RATING = kind("rating").load("report").DRILL
+RATING = StudyType.named("rating").load("report").DRILL
 
 
 def rating_calls() -> pl.DataFrame:

@@ -14,12 +14,12 @@ import polars as pl
 import pytest
 
 from tasks import warehouse
-from tasks.kinds import kind, kinds
 from tasks.rating import figures as rating_figures
 from tasks.report import plotting
 from tasks.report.build import make_block, write_report
 from tasks.report.page import Block, Section, fmt_value, render_block, render_page
 from tasks.report.panel import Panel
+from tasks.study_types import StudyType
 from tasks.tone import figures as tone_figures
 
 from .conftest import Node, Warehouse, page_svg, parse_html
@@ -151,7 +151,9 @@ def test_the_pairwise_figure_draws_the_views_designs(
         "select * from tbl_pairwise_position where study = 'report-pairwise'",
     )
     (panel,) = [
-        p for p in kind("pairwise").load("report").PANELS if p.view == "tbl_pairwise_position"
+        p
+        for p in StudyType.named("pairwise").load("report").PANELS
+        if p.view == "tbl_pairwise_position"
     ]
     page = report_file.read_text(encoding="utf-8")
     assert page_svg(page, panel.view) == plotting.render(panel.draw, rows, "pairwise-1").strip()
@@ -353,7 +355,7 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
     at all, and never fails."""
     studies = warehouse_run.studies
     drawn = {}
-    for record in kinds():
+    for record in StudyType.every():
         for panel in (p for p in record.load("report").PANELS if p.draw is not None):
             frame = warehouse.query(
                 warehouse_run.settings,
@@ -396,7 +398,7 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
 
 def test_an_empty_view_renders_one_line_not_a_figure() -> None:
     empty = pl.DataFrame(schema={"study": pl.String, "bias": pl.Float64})
-    for record in kinds():
+    for record in StudyType.every():
         for panel in record.load("report").PANELS:
             block = make_block(panel, empty, "p")
             html = render_block(block, "a")
@@ -420,7 +422,9 @@ def test_rows_without_values_say_there_is_nothing_to_draw() -> None:
         },
         schema_overrides={"bias_reduction_pct": pl.Float64, "mae_reduction_pct": pl.Float64},
     )
-    (panel,) = [p for p in kind("rating").load("report").PANELS if p.view == "tbl_ensembles"]
+    (panel,) = [
+        p for p in StudyType.named("rating").load("report").PANELS if p.view == "tbl_ensembles"
+    ]
     html = render_block(make_block(panel, unfilled, "p"), "a")
     assert "<figure" not in html
     assert "Nothing to draw from <code>tbl_ensembles</code> (2 rows)" in html

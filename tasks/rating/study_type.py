@@ -1,10 +1,10 @@
-"""The rating study type: judge scores on a scale, against human ratings (tasks/kinds.py)."""
+"""The rating study type: judge scores on a scale, against human ratings (tasks/study_types.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.kinds import Kind, Round
+from tasks.study_types import Round, StudyType
 
 if TYPE_CHECKING:
     import polars as pl
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from judgelab.settings import Settings
     from judgelab.study import Study
 
-KIND = Kind(
+STUDY_TYPE = StudyType(
     name="rating",
     flow_name="rating-study",
     rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings)),),
@@ -37,10 +37,10 @@ KIND = Kind(
     metric_source="rating_metrics",
     report="tasks.rating.report",
     data_table="data",
-    checks="tasks.rating.kind:check",
-    stages="tasks.rating.kind",
+    checks="tasks.rating.study_type:check",
+    stages="tasks.rating.study_type",
     quote_items=True,
-    canary="tasks.rating.kind:canary_values",
+    canary="tasks.rating.study_type:canary_values",
     drift_statistic="mean_shift",
     power="tasks.rating.power:RATING",
 )

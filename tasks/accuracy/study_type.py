@@ -1,10 +1,10 @@
-"""The accuracy study type: TRUE/FALSE verdicts on question–answer pairs (tasks/kinds.py)."""
+"""The accuracy study type: TRUE/FALSE verdicts on question–answer pairs (tasks/study_types.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.kinds import Kind, Round
+from tasks.study_types import Round, StudyType
 
 if TYPE_CHECKING:
     import polars as pl
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from judgelab.settings import Settings
     from judgelab.study import Study
 
-KIND = Kind(
+STUDY_TYPE = StudyType(
     name="accuracy",
     flow_name="accuracy-study",
     rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings)),),
@@ -35,9 +35,9 @@ KIND = Kind(
     metric_source="accuracy_metrics",
     report="tasks.accuracy.report",
     data_table="qa_data",
-    checks="tasks.accuracy.kind:check",
-    stages="tasks.accuracy.kind",
-    canary="tasks.accuracy.kind:canary_values",
+    checks="tasks.accuracy.study_type:check",
+    stages="tasks.accuracy.study_type",
+    canary="tasks.accuracy.study_type:canary_values",
     drift_statistic="flip_rate",
     power="tasks.accuracy.power:ACCURACY",
     percent=True,

@@ -1,16 +1,16 @@
-"""The tone study type: the same facts in two wordings, each scored apart (tasks/kinds.py)."""
+"""The tone study type: the same facts in two wordings, each scored apart (tasks/study_types.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.kinds import Kind, Round
+from tasks.study_types import Round, StudyType
 
 if TYPE_CHECKING:
     from judgelab.settings import Settings
     from judgelab.study import Study
 
-KIND = Kind(
+STUDY_TYPE = StudyType(
     name="tone",
     flow_name="tone-study",
     rounds=(
@@ -39,8 +39,8 @@ KIND = Kind(
     metric_source="tone_gaps",
     report="tasks.tone.report",
     data_table="texts",
-    checks="tasks.tone.kind:check",
-    stages="tasks.tone.kind",
+    checks="tasks.tone.study_type:check",
+    stages="tasks.tone.study_type",
     rewrites=True,
     power_note=(
         "the power planner covers rating and accuracy studies; a tone study's question (does a "

@@ -1,16 +1,17 @@
-"""The pairwise study type: two answers to one context, judged in both orders (tasks/kinds.py)."""
+"""The pairwise study type: two answers to one context, judged in both orders
+(tasks/study_types.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.kinds import Kind, Round
+from tasks.study_types import Round, StudyType
 
 if TYPE_CHECKING:
     from judgelab.settings import Settings
     from judgelab.study import Study
 
-KIND = Kind(
+STUDY_TYPE = StudyType(
     name="pairwise",
     flow_name="pairwise-study",
     rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings, run_id)),),
@@ -29,8 +30,8 @@ KIND = Kind(
     metric_source="pairwise_position",
     report="tasks.pairwise.report",
     data_table="pairs",
-    checks="tasks.pairwise.kind:check",
-    stages="tasks.pairwise.kind",
+    checks="tasks.pairwise.study_type:check",
+    stages="tasks.pairwise.study_type",
     imports="tasks.pairwise.imports",
     headline="tasks.pairwise.report:headlines",
     power_note=(

@@ -1,11 +1,12 @@
-"""The study types. One record per type (`tasks/<type>/kind.py`, a `KIND`) says everything the
-shared code needs to run, re-parse, print, report, plan and watch a study of that type; the
-suite flow, the CLI, the report, reparse, the run ledger and the canary read it, and no other
-module compares a study's type with a name. Adding a type is a package and one record.
+"""The study types. One record per type (`tasks/<type>/study_type.py`, a `STUDY_TYPE`) says
+everything the shared code needs to run, re-parse, print, report, plan and watch a study of
+that type; the study flow, the CLI, the report, reparse, the run ledger and the canary read it
+(`StudyType.named`, `StudyType.every`), and no other module compares a study's type with a
+name. Adding a type is a package and one record.
 
 Records are light: `judgelab` commands import them at start-up, so a record's callables import
 their stages when called, and a path "module:attribute" is imported when it is used
-(`Kind.load`). One study flow (flows/study.py) runs every type from its record: each judge
+(`StudyType.load`). One study flow (flows/study.py) runs every type from its record: each judge
 round (plan → judge → `then`), the canary, the stages after judging, costs, the ending; reparse
 runs the same stages after re-parsing."""
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from judgelab.settings import Settings
     from judgelab.study import Study
 
-TYPES = ("rating", "accuracy", "tone", "pairwise")  # packages tasks/<type>/ with a kind.py
+TYPES = ("rating", "accuracy", "tone", "pairwise")  # packages tasks/<type>/ with a study_type.py
 
 
 Counts = dict[str, dict[str, int]]  # per judge: planned / stored / missing calls
@@ -40,7 +41,7 @@ class Round:
 
 
 @dataclass(frozen=True)
-class Kind:
+class StudyType:
     name: str
     flow_name: str  # the study flow's name in the UI and deployments: "rating-study"
     rounds: tuple[Round, ...]  # the judge rounds, in order
@@ -80,15 +81,19 @@ class Kind:
         target = importlib.import_module(module)
         return getattr(target, attr) if attr else target
 
+    @staticmethod
+    def named(name: str) -> StudyType:
+        """The record of study type `name` (tasks/<name>/study_type.py)."""
+        return _named(name)
+
+    @staticmethod
+    def every() -> list[StudyType]:
+        """Every type's record, in TYPES order (the order of report sections and listings)."""
+        return [_named(name) for name in TYPES]
+
 
 @cache
-def kind(name: str) -> Kind:
-    """The record of study type `name`."""
+def _named(name: str) -> StudyType:
     if name not in TYPES:
         raise ValueError(f"unknown study type {name!r}; known: {', '.join(TYPES)}")
-    return importlib.import_module(f"tasks.{name}.kind").KIND
-
-
-def kinds() -> list[Kind]:
-    """Every type's record, in TYPES order (the order of report sections and listings)."""
-    return [kind(name) for name in TYPES]
+    return importlib.import_module(f"tasks.{name}.study_type").STUDY_TYPE
