@@ -13,7 +13,7 @@ from tasks.study_types import StudyType  # standard library only
 if TYPE_CHECKING:
     from judgelab.settings import Settings
     from judgelab.study import Study
-    from tasks.power import PowerPlan
+    from tasks.power_plan import PowerPlan
 
 
 def power_plan(
@@ -24,6 +24,7 @@ def power_plan(
     from dataclasses import fields
 
     from tasks import power, warehouse
+    from tasks import power_plan as plans
 
     def given(cls: type) -> dict:
         values = {f.name: getattr(args, f.name, None) for f in fields(cls)}
@@ -37,7 +38,7 @@ def power_plan(
             )
         except FileNotFoundError:
             pilot = None
-    return power.plan_study(
+    return plans.plan_study(
         study,
         pilot,
         power.Targets(**given(power.Targets)),
@@ -49,11 +50,11 @@ def power_plan(
 
 def power_line(study: Study, settings: Settings, n: int) -> str:
     """`plan`'s one-line verdict on the planned sample (no simulation: it stays fast)."""
-    from tasks import power
+    from tasks import power_plan as plans
 
     if StudyType.named(study.type).power is None:
         return f"power: not covered: {StudyType.named(study.type).power_note}"
-    return "power: " + power.verdict_line(power_plan(study, settings, full=False), n)
+    return "power: " + plans.verdict_line(power_plan(study, settings, full=False), n)
 
 
 def cmd_power(args: argparse.Namespace) -> int:
@@ -66,6 +67,7 @@ def cmd_power(args: argparse.Namespace) -> int:
     from judgelab.settings import Settings
     from judgelab.study import load_study, study_files
     from tasks import power, warehouse
+    from tasks import power_plan as plans
 
     settings = Settings()
     for path in study_files(args.study):
@@ -79,7 +81,7 @@ def cmd_power(args: argparse.Namespace) -> int:
         ignored = f" (stated {', '.join(stated)} ignored; --assume uses them)"
         print(plan.basis + (ignored if stated and plan.basis.startswith("pilot") else ""))
         print_frame(plan.designs.with_columns(pl.selectors.float().round(3)))
-        for line in power.question_lines(plan):
+        for line in plans.question_lines(plan):
             print(line)
         n = study.sample_size
         if n == 0:  # the whole benchmark: its size is known once the study is planned
@@ -89,7 +91,7 @@ def cmd_power(args: argparse.Namespace) -> int:
             except FileNotFoundError:
                 n = 0
         if n >= 2:
-            print("planned: " + power.verdict_line(plan, n))
+            print("planned: " + plans.verdict_line(plan, n))
         else:
             print("planned: the whole benchmark (run `judgelab plan` first to count it)")
         if study.canary is not None:
@@ -102,7 +104,7 @@ def cmd_power(args: argparse.Namespace) -> int:
 def canary_power(study, settings, n_items: int) -> list[str]:
     """The canary's cost per bucket and, for ratings, the shift it can see, with the repeat
     noise of its stored batches when there are some (median over designs)."""
-    from tasks import power, warehouse
+    from tasks import warehouse
     from tasks.judging.efforts import effort_designs
 
     watched = study.canary.judges or [j.name for j in study.judges]
@@ -118,4 +120,4 @@ def canary_power(study, settings, n_items: int) -> list[str]:
         noise_sd = noise.median()
     except FileNotFoundError:
         noise_sd = None
-    return power.canary_lines(study, designs, noise_sd, n_items)
+    return canary_power.canary_lines(study, designs, noise_sd, n_items)

@@ -7,7 +7,10 @@ import argparse
 import sys
 import time
 
-from judgelab import lifecycle  # standard library only
+from judgelab import (
+    lifecycle,  # standard library only
+    prefect_home,
+)
 from judgelab.preflight import preflight
 from judgelab.report_cli import report_path
 from judgelab.user_errors import quiet_prefect_console
@@ -21,14 +24,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not os.environ.get("PREFECT_API_URL"):
         # the temporary server's database: fail in a blink, before Prefect is imported (it
         # warns about the folder) or its server restarts, again and again, for minutes
-        lifecycle.writable_prefect_home()
+        prefect_home.writable_prefect_home()
     lifecycle.guard_tree()  # our Prefect server and workers die with us, even on SIGKILL
     lifecycle.raise_on_signals()
     failures = []
     # before the server starts (a judge that cannot run writes nothing): the litellm import of
     # the provider and key checks overlaps the embedded model's probe
     preflight(args.study)
-    with lifecycle.prefect_api() as api_ready:  # a temporary server boots meanwhile
+    with prefect_home.prefect_api() as api_ready:  # a temporary server boots meanwhile
         from flows.suite import study_suite
         from tasks.judging.failures import JudgeFailures
 

@@ -50,12 +50,12 @@ def vader_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real Prefect server: the one `.ci/run` started (JUDGELAB_TEST_PREFECT_API_URL), or one
     started here for this session."""
-    from judgelab import lifecycle
+    from judgelab import prefect_home
     from judgelab.testing import prefect_server
 
     url = os.environ.get("JUDGELAB_TEST_PREFECT_API_URL")
     if url:
-        assert lifecycle.answers(url), f"no Prefect server answers at {url}"
+        assert prefect_home.answers(url), f"no Prefect server answers at {url}"
         yield url
         return
     with prefect_server.running(tmp_path_factory.mktemp("prefect-server")) as url:

@@ -19,7 +19,7 @@ from scipy import stats as sps
 from judgelab import clock
 from judgelab.settings import PROJECT_ROOT
 from judgelab.study import Canary, Judge, Study, StudyError, load_study
-from tasks import alerts, canary, drift
+from tasks import alerts, canary, canary_power, drift
 from tasks.judging.scales import load_scales
 from tasks.plan import build_plan
 
@@ -209,11 +209,10 @@ def test_canary_configuration_is_checked_at_load(tmp_path) -> None:
 
 
 def test_canary_size_from_the_power_planner_gives_its_power_in_simulation() -> None:
-    """`judgelab power` sizes a canary with power.canary_size; the drift rule run on simulated
+    """`judgelab power` sizes a canary with canary_size; the drift rule run on simulated
     batches of that size flags a shift of 0.5 (noise sd 1, 2 repeats) about 80% of the time."""
-    from tasks import power
 
-    n = power.canary_size(0.5, 1.0, 2)
+    n = canary_power.canary_size(0.5, 1.0, 2)
     assert 85 <= n <= 95  # about 2·1/2·((t + 1.96 + 0.84)/0.5)², t = 1.99 at 91 df: 92
     rng = np.random.default_rng(7)
     sims, truth = 150, rng.uniform(2, 6, n)
@@ -235,7 +234,7 @@ def test_canary_size_from_the_power_planner_gives_its_power_in_simulation() -> N
     )
     hits = drift.drift_table(answers, "mean_shift")["flagged"].sum()
     assert 0.68 < hits / 150 < 0.92
-    assert power.canary_false_alarm(0.95) == pytest.approx(8.9e-5, rel=0.05)
+    assert canary_power.canary_false_alarm(0.95) == pytest.approx(8.9e-5, rel=0.05)
 
 
 def docs_canary_rows() -> list[tuple[float, int, float, int]]:
@@ -295,18 +294,17 @@ def simulated_power(
 
 
 def test_every_docs_canary_size_flags_its_shift_in_80_percent_of_simulated_buckets() -> None:
-    """Each cell of the docs' table is power.canary_size's answer, the least n whose exact
-    power (power.canary_power) reaches 80%; 10,000 simulated canaries through the flag rule
+    """Each cell of the docs' table is canary_power.canary_size's answer, the least n whose exact
+    power (canary_power.canary_power) reaches 80%; 10,000 simulated canaries through the flag rule
     agree with that power within Monte Carlo error. The z-based size it replaced (23 items
     for 0.5 at sd 0.5, 2 repeats) flags clearly less than 80%."""
-    from tasks import power
 
     cells = docs_canary_rows()
     assert len(cells) == 6
     for k, (sd, repeats, shift, n) in enumerate(cells):
-        assert n == power.canary_size(shift, sd, repeats), (sd, repeats, shift)
-        exact = power.canary_power(n, shift, sd, repeats)
-        assert exact >= 0.80 > power.canary_power(n - 1, shift, sd, repeats)
+        assert n == canary_power.canary_size(shift, sd, repeats), (sd, repeats, shift)
+        exact = canary_power.canary_power(n, shift, sd, repeats)
+        assert exact >= 0.80 > canary_power.canary_power(n - 1, shift, sd, repeats)
         p, se = simulated_power(n, sd, repeats, shift, runs=10_000, seed=k)
         assert abs(p - exact) < 3 * se, (sd, repeats, shift, p, exact)
         assert p > 0.80 - 3 * se
@@ -315,7 +313,7 @@ def test_every_docs_canary_size_flags_its_shift_in_80_percent_of_simulated_bucke
     p, se = simulated_power(old, 0.5, 2, 0.5, runs=10_000, seed=99)
     assert old == 23 and p + 3 * se < 0.80  # 77%
     # `judgelab power` prints the same sizes: the first row at 24 items and at 0.25
-    line = power.canary_lines(study(size=24), {"j": 1}, 0.5, 0)[1]
+    line = canary_power.canary_lines(study(size=24), {"j": 1}, 0.5, 0)[1]
     assert "flags a mean shift ≥ 0.50 on 1–7" in line and "92 items would catch 0.25" in line
 
 

@@ -17,6 +17,7 @@ from judgelab.study import Analysis, Study
 from schemas.item_scores import ItemScores
 from schemas.validate import validate
 from tasks import power as pw
+from tasks import power_plan as pp
 from tasks.accuracy.verdict_impact import mcnemar
 from tasks.equivalence import MIN_N_NO_SPREAD, tost
 from tasks.stats import bootstrap_ci
@@ -74,7 +75,7 @@ def test_bias_mae_and_alpha_n_match_the_bootstrap_ci_within_10_percent() -> None
     implies an n within 10% of the planner's."""
     pilot = item_scores({("a", "base", "likert7"): (0.3, 0.7)})
     targets = pw.Targets(bias_hw=0.12, mae_hw=0.08, alpha_hw=0.04)
-    (row,) = pw.rating_designs(pilot, targets, seed=1).to_dicts()
+    (row,) = pp.rating_designs(pilot, targets, seed=1).to_dicts()
     j, h = pilot["score_1to7"].to_numpy(), pilot["human_1to7"].to_numpy()
     d = j - h
     assert row["n_pilot"] == 120 and row["bias"] == pytest.approx(d.mean())
@@ -99,7 +100,7 @@ def test_assumed_mae_and_alpha_follow_the_normal_model() -> None:
     assert pw.folded_sd(0.3, 0.9) == pytest.approx(np.abs(d).std(), rel=0.01)
     judge, human = pw.normal_draw(0.3, 0.9, 0.8)(2000, 50, rng)
     assert pw.alphas(judge, human).mean() == pytest.approx(0.8, abs=0.01)
-    plan = pw.assumed_rating_designs(pw.Assumptions(sd=0.9, bias=0.3), pw.Targets(mae_hw=0.07))
+    plan = pp.assumed_rating_designs(pw.Assumptions(sd=0.9, bias=0.3), pw.Targets(mae_hw=0.07))
     assert plan["n_mae"][0] == math.ceil((Z * pw.folded_sd(0.3, 0.9) / 0.07) ** 2)
 
 
@@ -115,8 +116,8 @@ def test_paired_difference_n_matches_simulation_within_10_percent() -> None:
     pilot = item_scores(
         {("a", "base", "likert7"): (0.0, 0.5), ("b", "base", "likert7"): (0.1, 0.5)}
     )
-    pairs = pw.pair_needs(
-        pw.pair_spreads(pilot, pw.RATING_DESIGN, "score_1to7"), "rating", 0.2, 0.2
+    pairs = pp.pair_needs(
+        pp.pair_spreads(pilot, pp.RATING_DESIGN, "score_1to7"), "rating", 0.2, 0.2
     )
     (row,) = pairs.to_dicts()
     wide = pilot.pivot(on="judge", index="item_id", values="score_1to7")
@@ -206,7 +207,7 @@ def test_pair_spreads_use_shared_items_only() -> None:
             "score_1to7": [3.0, 5.0, 2.0, 6.0, 4.0, 5.0, 4.5, 3.0, 5.0, 1.0, 6.5],
         }
     )
-    pairs = pw.pair_spreads(frame, pw.RATING_DESIGN, "score_1to7").to_dicts()
+    pairs = pp.pair_spreads(frame, pp.RATING_DESIGN, "score_1to7").to_dicts()
     assert [(r["design_a"][0], r["design_b"][0], r["n_pilot"]) for r in pairs] == [
         ("a", "b", 3),
         ("a", "c", 4),
@@ -267,7 +268,7 @@ def test_accuracy_pilot_counts_right_verdicts_and_detects_the_margin() -> None:
             ("a", "long_icl", "n/a"): [1, 0, 1, 0, 1, 1, 1, 1, 0, 1],
         }
     )
-    plan = pw.plan_study(study("accuracy"), calls, pw.Targets(acc_hw=0.1), pw.Assumptions())
+    plan = pp.plan_study(study("accuracy"), calls, pw.Targets(acc_hw=0.1), pw.Assumptions())
     rows = plan.designs.sort("prompt_level").to_dicts()
     assert [r["accuracy"] for r in rows] == [pytest.approx(0.8), pytest.approx(0.7)]
     assert rows[0]["n_accuracy"] == math.ceil((Z * math.sqrt(0.8 * 0.2) / 0.1) ** 2)
@@ -279,7 +280,7 @@ def test_accuracy_pilot_counts_right_verdicts_and_detects_the_margin() -> None:
 
 
 def test_rating_plan_uses_the_studys_difference_and_margin() -> None:
-    plan = pw.plan_study(
+    plan = pp.plan_study(
         study("rating", meaningful_diff=0.3, equivalence_margin=0.25),
         None,
         pw.Targets(),
@@ -287,17 +288,17 @@ def test_rating_plan_uses_the_studys_difference_and_margin() -> None:
         full=False,
     )
     assert (plan.diff, plan.margin) == (0.3, 0.25)
-    line = pw.verdict_line(plan, 100)
+    line = pp.verdict_line(plan, 100)
     mdd = pw.detectable_diff(100, 0.7)
     assert line.startswith(f"n = 100 items: bias CI ±{Z * 0.8 / 10:.2f}, 80% power for a ")
     assert f"a {mdd:.2f} difference" in line and "±0.25" in line
     with pytest.raises(ValueError, match="covers rating"):
-        pw.plan_study(study("tone"), None, pw.Targets(), pw.Assumptions())
+        pp.plan_study(study("tone"), None, pw.Targets(), pw.Assumptions())
 
 
 def test_one_design_pilot_falls_back_to_the_assumed_difference_sd() -> None:
     pilot = item_scores({("a", "base", "likert7"): (0.0, 0.5)}, n_items=30)
-    plan = pw.plan_rating(pilot, pw.Targets(), pw.Assumptions(diff_sd=0.9), 0.2, 0.2)
+    plan = pp.plan_rating(pilot, pw.Targets(), pw.Assumptions(diff_sd=0.9), 0.2, 0.2)
     (pair,) = plan.pairs.to_dicts()
     assert pair["sd_diff"] == 0.9 and pair["n_power"] == pw.n_for_power(0.2, 0.9)
     assert "pilot: 30 items, 1 designs" in plan.basis and "difference sd 0.9" in plan.basis
@@ -310,10 +311,10 @@ def test_designs_that_never_disagree_are_not_estimable_not_a_search_cap() -> Non
     without is named, not dropped from the line."""
     same = [1, 1, 1, 0, 1, 1, 0, 1, 1, 1]
     calls = verdicts({("a", "base", "n/a"): same, ("a", "long_icl", "n/a"): same})
-    plan = pw.plan_study(study("accuracy"), calls, pw.Targets(acc_hw=0.1), pw.Assumptions())
+    plan = pp.plan_study(study("accuracy"), calls, pw.Targets(acc_hw=0.1), pw.Assumptions())
     (pair,) = plan.pairs.to_dicts()
     assert (pair["discordant"], pair["n_power"], pair["n_tost"]) == (0.0, None, MIN_N_NO_SPREAD)
-    lines = pw.question_lines(plan)
+    lines = pp.question_lines(plan)
     assert lines[1].endswith("(McNemar, two-sided 5%): not estimable")
     assert "10,000,000" not in "\n".join(lines)
     assert pw.smallest_n(lambda n: 0.0, 0.8) is None
@@ -322,8 +323,8 @@ def test_designs_that_never_disagree_are_not_estimable_not_a_search_cap() -> Non
     other = [1, 0, 1, 0, 1, 1, 1, 1, 0, 1]
     three = {("a", "base", "n/a"): same, ("a", "long_icl", "n/a"): same}
     three[("a", "short_icl", "n/a")] = other
-    plan = pw.plan_study(
+    plan = pp.plan_study(
         study("accuracy"), verdicts(three), pw.Targets(acc_hw=0.1), pw.Assumptions()
     )
-    line = pw.question_lines(plan)[1]
+    line = pp.question_lines(plan)[1]
     assert "; not estimable for a·base·n/a vs a·long_icl·n/a" in line and "median" in line

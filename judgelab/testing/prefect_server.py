@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from judgelab.lifecycle import answers, free_port
+from judgelab.prefect_home import answers, free_port
 
 # fast schedules for tests: the scheduler service looks for due runs every 2 s
 SERVER_ENV = {

@@ -7,16 +7,8 @@ from __future__ import annotations
 import polars as pl
 
 from judgelab.study import Analysis, Study
-from tasks.power import (
-    ACCURACY_DESIGN,
-    Assumptions,
-    Planner,
-    PowerPlan,
-    Targets,
-    detectable_accuracy_diff,
-    n_for_mcnemar,
-    plan_accuracy,
-)
+from tasks.power import Assumptions, Targets, detectable_accuracy_diff, n_for_mcnemar
+from tasks.power_plan import ACCURACY_DESIGN, Planner, PowerPlan, plan_accuracy
 
 
 def accuracy_correctness(verdicts: pl.DataFrame, analysis: Analysis) -> pl.DataFrame:

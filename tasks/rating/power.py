@@ -6,16 +6,8 @@ from __future__ import annotations
 import polars as pl
 
 from judgelab.study import Study
-from tasks.power import (
-    RATING_DESIGN,
-    Assumptions,
-    Planner,
-    PowerPlan,
-    Targets,
-    detectable_diff,
-    n_for_power,
-    plan_rating,
-)
+from tasks.power import Assumptions, Targets, detectable_diff, n_for_power
+from tasks.power_plan import RATING_DESIGN, Planner, PowerPlan, plan_rating
 
 
 def plan_rating_study(
