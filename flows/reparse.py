@@ -10,7 +10,7 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from flows.common import end_run
-from flows.names import run_name
+from flows.run_names import run_name
 from flows.study import parts
 from judgelab.settings import Settings
 from judgelab.study import load_study

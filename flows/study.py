@@ -13,7 +13,7 @@ from prefect.runtime import flow_run
 from prefect.states import State
 
 from flows.common import end_run, judge_all, run_canary
-from flows.names import run_name
+from flows.run_names import run_name
 from judgelab.settings import Settings
 from judgelab.study import Study, load_study
 from tasks import stages

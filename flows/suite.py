@@ -9,7 +9,7 @@ from prefect import flow
 from prefect.states import State
 
 from flows.common import drifted_state, task_runner
-from flows.names import run_name
+from flows.run_names import run_name
 from flows.study import for_type
 from judgelab import lifecycle, owners
 from judgelab.settings import Settings

@@ -21,7 +21,7 @@ def _run_now(deployment_id: UUID) -> None:
     created with: Prefect would give it a random one)."""
     from prefect.client.orchestration import get_client
 
-    from flows.names import name_for
+    from flows.run_names import name_for
 
     with get_client(sync_client=True) as client:
         suite_file = client.read_deployment(deployment_id).parameters["suite_file"]
