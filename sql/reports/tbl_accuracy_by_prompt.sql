@@ -12,17 +12,8 @@ create or replace view tbl_accuracy_by_prompt as
 select study,
        subset,
        prompt_level,
-       n_designs,
-       mean_acc_pct,
-       min_acc_pct,
-       max_acc_pct,
-       mean_leniency_pct,
-       min_leniency_pct,
-       max_leniency_pct,
-       fp,
-       fn,
-       mean_repeat_sd
-from fct_accuracy_by_factor
+       f.* exclude (study, subset, factor, reasoning_effort, prompt_level, judge, model)
+from fct_accuracy_by_factor f
 where factor = 'prompt_level'
 order by study, sort_pos('subset', subset),
          sort_pos('prompt_level', prompt_level), prompt_level;

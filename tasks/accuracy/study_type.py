@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.study_types import Round, StudyType
+from tasks.study_types import Round, StudyType, in_order, load_and_plan
 
 if TYPE_CHECKING:
     import polars as pl
@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 STUDY_TYPE = StudyType(
     name="accuracy",
     flow_name="accuracy-study",
-    rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings)),),
-    after_judging=lambda study, settings: after_judging(study, settings),
+    rounds=(Round(plan=load_and_plan),),
+    after_judging=in_order("tasks.accuracy.stages"),
     main_view="tbl_accuracy_by_design",
     artifact_views=("tbl_accuracy_by_design", "tbl_switch_rates"),
     report_views=(
@@ -81,22 +81,6 @@ def preview(study: Study, settings: Settings) -> tuple:
     said = f"{split(qa)} ({meaning(study.qa_data)})"
     counts, notes = planning.make_plan(study, settings)
     return counts, notes, warehouse.read_table(settings, "plan", study.name), [said]
-
-
-def prepare(study: Study, settings: Settings) -> tuple[dict, list[str]]:
-    """Load the QA pairs and plan the study's calls (Prefect tasks: tasks/stages.py)."""
-    from tasks import stages
-
-    stages.load_benchmark(study, settings)
-    return stages.make_plan(study, settings)
-
-
-def after_judging(study: Study, settings: Settings) -> None:
-    """Verdicts → consensus, accuracy and the tests of each design choice."""
-    from tasks.accuracy.stages import AFTER_JUDGING
-
-    for stage in AFTER_JUDGING:
-        stage(study, settings)
 
 
 def canary_values(study: Study, settings: Settings, answers: pl.DataFrame) -> pl.DataFrame:

@@ -76,3 +76,6 @@ def analysis_stage(study: Study, settings: Settings) -> int:
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)
     return verdicts.height
+
+
+AFTER_JUDGING = (analysis_stage,)  # position, agreement, order accuracy, tests, variance

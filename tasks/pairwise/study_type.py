@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.study_types import Round, StudyType
+from tasks.study_types import Round, StudyType, in_order
 
 if TYPE_CHECKING:
     from judgelab.settings import Settings
@@ -15,7 +15,7 @@ STUDY_TYPE = StudyType(
     name="pairwise",
     flow_name="pairwise-study",
     rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings, run_id)),),
-    after_judging=lambda study, settings: after_judging(study, settings),
+    after_judging=in_order("tasks.pairwise.stages"),
     main_view="tbl_pairwise_position",
     artifact_views=(
         "tbl_pairwise_position",
@@ -86,10 +86,3 @@ def prepare(study: Study, settings: Settings, run_id: str) -> tuple[dict, list[s
     stages.load_pairs(study, settings)
     import_stage(study, settings, run_id)
     return stages.make_plan(study, settings)
-
-
-def after_judging(study: Study, settings: Settings) -> None:
-    """Position bias, agreement, order accuracy, paired tests and variance."""
-    from tasks.pairwise import stages
-
-    stages.analysis_stage(study, settings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.study_types import Round, StudyType
+from tasks.study_types import Round, StudyType, in_order, load_and_plan
 
 if TYPE_CHECKING:
     import polars as pl
@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 STUDY_TYPE = StudyType(
     name="rating",
     flow_name="rating-study",
-    rounds=(Round(plan=lambda study, settings, run_id: prepare(study, settings)),),
-    after_judging=lambda study, settings: after_judging(study, settings),
+    rounds=(Round(plan=load_and_plan),),
+    after_judging=in_order("tasks.rating.stages"),
     main_view="tbl_rating_performance",
     artifact_views=("tbl_rating_performance", "tbl_judge_ranking", "tbl_ensemble_size"),
     report_views=(
@@ -105,22 +105,6 @@ def preview(study: Study, settings: Settings) -> tuple:
     planning.load_benchmark(study, settings)
     counts, notes = planning.make_plan(study, settings)
     return counts, notes, warehouse.read_table(settings, "plan", study.name), []
-
-
-def prepare(study: Study, settings: Settings) -> tuple[dict, list[str]]:
-    """Load the benchmark and plan the study's calls (Prefect tasks: tasks/stages.py)."""
-    from tasks import stages
-
-    stages.load_benchmark(study, settings)
-    return stages.make_plan(study, settings)
-
-
-def after_judging(study: Study, settings: Settings) -> None:
-    """Scores on 1–7 → metrics against the humans → agreement and ensembles."""
-    from tasks.rating.stages import AFTER_JUDGING
-
-    for stage in AFTER_JUDGING:
-        stage(study, settings)
 
 
 def canary_values(study: Study, settings: Settings, answers: pl.DataFrame) -> pl.DataFrame:

@@ -169,3 +169,6 @@ def tone_analysis(study: Study, settings: Settings) -> int:
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)
     return table.height
+
+
+AFTER_JUDGING = (tone_analysis,)  # score gaps, win ratios, verdict flips, with noise

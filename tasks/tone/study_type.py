@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.study_types import Round, StudyType
+from tasks.study_types import Round, StudyType, in_order
 
 if TYPE_CHECKING:
     from judgelab.settings import Settings
@@ -24,7 +24,7 @@ STUDY_TYPE = StudyType(
             part=lambda study: part(study, "eval"),
         ),
     ),
-    after_judging=lambda study, settings: after_judging(study, settings),
+    after_judging=in_order("tasks.tone.stages"),
     main_view="tbl_rewrite_pass_rates",
     artifact_views=("tbl_rewrite_pass_rates", "tbl_tone_gaps", "tbl_tone_flips"),
     report_views=(
@@ -103,10 +103,3 @@ def plan_evaluations(study: Study, settings: Settings) -> tuple[dict, list[str]]
     from tasks.tone import stages
 
     return stages.plan_evaluations(study, settings)
-
-
-def after_judging(study: Study, settings: Settings) -> None:
-    """Score gaps, win ratios and verdict flips, with run-to-run noise."""
-    from tasks.tone import stages
-
-    stages.tone_analysis(study, settings)
