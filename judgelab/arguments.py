@@ -161,7 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
         "re-parse stored answers and rebuild the tables (no calls)",
         "judgelab reparse studies/rating.toml",
     )
-    reparse.add_argument("study", help="study file whose stored answers to re-parse")
+    reparse.add_argument(
+        "study", help="study file, or suite file (each study), whose stored answers to re-parse"
+    )
     reparse.set_defaults(func=cmd_reparse)
 
     data = command(

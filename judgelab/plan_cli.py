@@ -12,16 +12,37 @@ from tasks.study_types import StudyType  # standard library only
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    """Planned, stored and missing calls per judge, with a token and cost estimate."""
+    """Planned, stored and missing calls per judge, with a token and cost estimate; for a
+    suite file, each study's plan under its name, then the suite's totals."""
+    from judgelab.study import study_files
+
+    files = study_files(args.study)
+    totals = {"planned": 0, "stored": 0, "missing": 0}
+    for path in files:
+        if len(files) > 1:
+            print(f"\n== {path} ==")
+        for judge_counts in plan_study(path, args).values():
+            for column in totals:
+                totals[column] += judge_counts.get(column, 0)
+    if len(files) > 1:
+        print(
+            f"\nsuite {args.study}: {len(files)} studies, {totals['planned']:,} calls planned, "
+            f"{totals['stored']:,} stored, {totals['missing']:,} missing"
+        )
+    return 0
+
+
+def plan_study(path: str, args: argparse.Namespace) -> dict[str, dict[str, int]]:
+    """One study's plan, printed; its counts per judge."""
     import polars as pl
 
     from judgelab.check import check_study
     from judgelab.settings import Settings
     from judgelab.study import load_study
 
-    study = load_study(args.study, sample_size=0 if args.full else args.sample_size)
+    study = load_study(path, sample_size=0 if args.full else args.sample_size)
     # before the stages load (and write) anything; a data file's rows are kept for the load
-    notes = check_study(args.study, study, keep=True)
+    notes = check_study(path, study, keep=True)
     from tasks import costs
     from tasks.judging import store
 
@@ -60,4 +81,4 @@ def cmd_plan(args: argparse.Namespace) -> int:
         "tokens = max_tokens; prices from litellm's offline table (null = unknown model)."
     )
     print(power_line(study, settings, plan["item_id"].n_unique()))
-    return 0
+    return counts

@@ -120,12 +120,15 @@ def print_tables(results: list[dict]) -> None:
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:
+    """Re-parse each study of a study or suite file (one reparse run per study)."""
     from flows.reparse import reparse_study
+    from judgelab.study import study_files
 
     quiet_prefect_console()
-    result = reparse_study(study_file=args.study)
-    print(
-        f"re-parsed {result['checked']} stored answers: {result['changed']} changed; "
-        f"0 judge calls made"
-    )
+    for path in study_files(args.study):
+        result = reparse_study(study_file=str(path))
+        print(
+            f"{path}: re-parsed {result['checked']} stored answers: {result['changed']} "
+            f"changed; 0 judge calls made"
+        )
     return 0

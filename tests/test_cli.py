@@ -265,3 +265,33 @@ def test_plan_prints_the_power_line_for_the_planned_sample(
     sds = sorted((g["score_1to7"] - g["human_1to7"]).std() for _, g in pilot.group_by("scale"))
     assert line.startswith(f"power: n = 8 items: bias CI ±{Z95 * sds[1] / 8**0.5:.2f}, ")
     assert line.endswith("(pilot: 40 items, 3 designs, 3 pairs; median design and pair)")
+
+
+def test_plan_takes_a_suite_file_printing_each_study_and_the_totals(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`judgelab plan studies/all.toml` (a suite) plans every study it lists, under its file's
+    name, then the suite's totals: the sums of the studies' own counts."""
+    monkeypatch.setenv("JUDGELAB_DATA_DIR", str(tmp_path / "data"))
+    rows = "".join(f"{k},text number {k},{k % 5 + 1}\n" for k in range(1, 13))
+    (tmp_path / "mine.csv").write_text("id,sentence,valence\n" + rows)
+    data = (
+        '\n[study.data]\npath = "mine.csv"\nid_column = "id"\ntext_column = "sentence"\n'
+        'mean_column = "valence"\nscale_min = 1\nscale_max = 5\n'
+    )
+    for name, n, scales in [("one", 4, '["likert7"]'), ("two", 6, '["likert7", "pct100"]')]:
+        text = STUDY.format(scales=scales, judge="gpt", model="fake/x")
+        text = text.replace('name = "cli"', f'name = "{name}"')
+        text = text.replace('benchmark = "vader"', 'benchmark = "file"')
+        (tmp_path / f"{name}.toml").write_text(
+            text.replace("sample_size = 3", f"sample_size = {n}") + data
+        )
+    suite = tmp_path / "both.toml"
+    suite.write_text('[suite]\nstudies = ["one.toml", "two.toml"]\n')
+    assert main(["plan", str(suite)]) == 0
+    out = capsys.readouterr().out
+    assert out.index(f"== {tmp_path / 'one.toml'} ==") < out.index(f"== {tmp_path / 'two.toml'} ==")
+    # 4 items × 1 scale + 6 items × 2 scales, nothing stored yet
+    assert out.rstrip().endswith(
+        f"suite {suite}: 2 studies, 16 calls planned, 0 stored, 16 missing"
+    ), out[-300:]
