@@ -99,15 +99,6 @@ def _named(name: str) -> StudyType:
     return importlib.import_module(f"tasks.{name}.study_type").STUDY_TYPE
 
 
-def load_and_plan(study: Study, settings: Settings, run_id: str) -> tuple[Counts, list[str]]:
-    """The judge round of a type the shared stages load and plan (tasks/stages.py): load the
-    benchmark, plan its calls."""
-    from tasks import stages
-
-    stages.load_benchmark(study, settings)
-    return stages.make_plan(study, settings)
-
-
 def in_order(module: str) -> Callable[[Study, Settings], None]:
     """`after_judging` running the Prefect tasks `module` lists in AFTER_JUDGING, in order
     (imported when the run gets there)."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tasks.study_types import Round, StudyType, in_order, load_and_plan
+from tasks.rounds import load_and_plan
+from tasks.study_types import Round, StudyType, in_order
 
 if TYPE_CHECKING:
     import polars as pl
