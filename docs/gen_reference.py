@@ -20,7 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path[:1]:
     sys.path.insert(0, str(ROOT))  # this checkout's code, not an installed copy
 
-import duckdb  # noqa: E402
 import pandera.polars as pa  # noqa: E402
 
 from judgelab import cli  # noqa: E402
@@ -61,20 +60,12 @@ def cell(text: str) -> str:
     return prose(text).replace("|", "\\|")
 
 
-def view_columns() -> dict[str, list[tuple[str, str]]]:
+def view_columns() -> dict[str, list[list[str]]]:
     """(column, DuckDB type) of every view, from views published over an empty warehouse."""
     with tempfile.TemporaryDirectory() as folder:
         settings = Settings(data_dir=Path(folder))
         warehouse.publish_views(settings)
-        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-            rows = con.sql(
-                "select table_name, column_name, data_type from information_schema.columns "
-                "order by table_name, ordinal_position"
-            ).fetchall()
-    columns: dict[str, list[tuple[str, str]]] = {}
-    for view, column, kind in rows:
-        columns.setdefault(view, []).append((column, kind))
-    return columns
+        return warehouse.view_columns(settings)
 
 
 def tables_read(sql_file: Path) -> list[str]:

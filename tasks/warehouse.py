@@ -254,6 +254,21 @@ def _new_file(settings: Settings, copy: bool = False) -> Iterator[duckdb.DuckDBP
             tempfiles.discard(Path(f"{tmp}.wal"))
 
 
+def view_columns(settings: Settings) -> dict[str, list[list[str]]]:
+    """{view: [[column, DuckDB type], ...]} of every view published in `settings`' DuckDB file,
+    in column order (the docs' view reference; tests/test_view_columns.py's golden check)."""
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        rows = con.sql(
+            "select table_name, column_name, data_type from information_schema.columns "
+            "where table_name in (select view_name from duckdb_views() where not internal) "
+            "order by table_name, ordinal_position"
+        ).fetchall()
+    columns: dict[str, list[list[str]]] = {}
+    for view, column, kind in rows:
+        columns.setdefault(view, []).append([column, kind])
+    return columns
+
+
 def start_run(settings: Settings) -> list[Path]:
     """What every run does first: remove the temp files that writers which died left under
     the data folder (tempfiles.sweep: a live run's are left alone), and publish the views

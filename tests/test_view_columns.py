@@ -10,8 +10,6 @@ import json
 import sys
 from pathlib import Path
 
-import duckdb
-
 from judgelab.settings import Settings
 from tasks import warehouse
 
@@ -19,15 +17,9 @@ GOLDEN = Path(__file__).parent / "golden" / "view_columns.json"
 
 
 def view_columns(settings: Settings) -> dict[str, list[list[str]]]:
-    """{view: [[column, type], ...]} of every view, published over the empty typed tables."""
-    warehouse.ensure_tables(settings)
+    """Every view's columns, published over the empty typed tables."""
     warehouse.publish_views(settings)
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        views = con.sql("select view_name from duckdb_views() where not internal").fetchall()
-        return {
-            name: [[c[0], c[1]] for c in con.sql(f'describe "{name}"').fetchall()]
-            for (name,) in sorted(views)
-        }
+    return warehouse.view_columns(settings)
 
 
 def test_every_view_keeps_its_columns(tmp_path: Path) -> None:
