@@ -26,6 +26,7 @@ from judgelab import cli  # noqa: E402
 from judgelab.settings import Settings  # noqa: E402
 from judgelab.views_cli import describe, report_groups  # noqa: E402
 from tasks import warehouse  # noqa: E402
+from tasks.study_types import package_paths  # noqa: E402
 
 LAYERS = {
     "reports": "Report views (`tbl_*`): one per paper table or figure; what `judgelab show` "
@@ -111,10 +112,12 @@ def views_page() -> str:
 
 
 def schema_modules() -> list[str]:
-    """Table names: the modules of schemas/ that hold one DataFrameModel."""
+    """Table names: the modules of schemas/ (and of a type package's tasks/<type>/schemas/)
+    that hold one DataFrameModel."""
     names = []
-    for path in sorted((ROOT / "schemas").glob("*.py")):
-        module = importlib.import_module(f"schemas.{path.stem}")
+    folders = [ROOT / "schemas", *package_paths("schemas")]
+    for path in sorted((p for f in folders for p in f.glob("*.py")), key=lambda p: p.stem):
+        module = importlib.import_module(warehouse.schema_module(path.stem))
         models = [
             v
             for v in vars(module).values()
@@ -151,14 +154,14 @@ def tables_page() -> str:
         "",
     ]
     for name in schema_modules():
-        module = importlib.import_module(f"schemas.{name}")
+        module = importlib.import_module(warehouse.schema_module(name))
         model = warehouse.table_schema(name)
         schema = model.to_schema()
         doc = " ".join((module.__doc__ or "").split())
         out += [f"## {name}", ""]
         if doc:
             out += [prose(doc), ""]
-        facts = [f"`schemas/{name}.py` ({model.__name__})"]
+        facts = [f"`{module.__name__.replace('.', '/')}.py` ({model.__name__})"]
         if schema.strict:
             facts.append("strict")
         if name in readers:

@@ -36,16 +36,17 @@ def check_study(
 
 def check_prompts(path: Path, text: str, study: Study, root: Path | None = None) -> None:
     """The task is a folder of prompts/ and each level has a template of the study's version."""
-    from tasks.judging.prompts import PROMPTS_DIR
+    from tasks.judging.prompts import PROMPTS_DIR, task_dirs
 
-    root = root or PROMPTS_DIR
-    tasks = sorted(p.parent.name for p in root.glob("*/task.toml"))
+    folders = task_dirs(None if root is None else [root])
+    tasks = sorted(folders)
     if study.task not in tasks:
         raise StudyError(
             f"{path}: line {locate(text, ('task',))}, task: unknown task {study.task!r}: "
-            f"{suggest(study.task, tasks)}known tasks are {', '.join(tasks)} (folders of {root})"
+            f"{suggest(study.task, tasks)}known tasks are {', '.join(tasks)} (folders of "
+            f"{root or PROMPTS_DIR})"
         )
-    folder = root / study.task
+    folder = folders[study.task]
     templates = [p.name.removesuffix(".txt").rsplit(".", 1) for p in folder.glob("*.*.txt")]
     versions: dict[str, list[str]] = {}
     for level, version in templates:

@@ -24,8 +24,8 @@ from schemas.design_pairs import CHOICES
 from schemas.ensembles import POOLS, STRATEGIES
 from schemas.threshold_shares import ThresholdShares
 from schemas.verdict_tests import TEST_CHOICES, TESTS
-from tasks.judging.prompts import PROMPTS_DIR
-from tasks.judging.scales import SCALES_FILE, load_scales
+from tasks.judging.prompts import PROMPTS_DIR, task_dirs
+from tasks.judging.scales import load_scales
 
 AXES_DIR = PROMPTS_DIR / "tone" / "axes"  # tasks.tone.axes.AXES_DIR, read here by file name only
 UNKNOWN = 99  # the position of a value no source declares: after every declared one
@@ -61,11 +61,13 @@ def merged(lists: Iterable[Sequence[str]]) -> list[str]:
     return out
 
 
-def task_levels(prompts_dir: Path = PROMPTS_DIR) -> list[list[str]]:
-    """Each task's prompt levels (tasks in folder-name order): its task.toml `levels`, then any
-    level it has a template for but does not list, by name."""
+def task_levels(prompts_dir: Path | None = None) -> list[list[str]]:
+    """Each task's prompt levels (tasks in name order): its task.toml `levels`, then any
+    level it has a template for but does not list, by name. `prompts_dir`: that folder's
+    tasks only (None: every task, type packages' included)."""
     out = []
-    for config in sorted(prompts_dir.glob("*/task.toml")):
+    folders = task_dirs() if prompts_dir is None else task_dirs([prompts_dir])
+    for config in (folders[task] / "task.toml" for task in sorted(folders)):
         declared = list(tomllib.loads(config.read_text()).get("levels", []))
         templates = sorted({p.name.split(".")[0] for p in config.parent.glob("*.*.txt")})
         out.append(declared + [t for t in templates if t not in declared])
@@ -73,9 +75,12 @@ def task_levels(prompts_dir: Path = PROMPTS_DIR) -> list[list[str]]:
 
 
 def read_orders(
-    scales_file: Path = SCALES_FILE, prompts_dir: Path = PROMPTS_DIR, axes_dir: Path = AXES_DIR
+    scales_file: Path | None = None,
+    prompts_dir: Path | None = None,
+    axes_dir: Path = AXES_DIR,
 ) -> Orders:
-    """Every dimension's order, from the files the engine itself reads (paths for tests)."""
+    """Every dimension's order, from the files the engine itself reads (paths for tests;
+    None: the project's, type packages' included)."""
     orders = {
         "scale": list(load_scales(scales_file)),
         "prompt_level": merged(task_levels(prompts_dir)),

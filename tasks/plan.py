@@ -86,9 +86,9 @@ def build_plan(
     """One row per judge × reasoning effort × prompt level × scale × item × repeat; repeat r
     sends the judge's seed + r (keys.repeat_seed), in every study type. `canary`: the date
     bucket every key carries (a canary batch)."""
-    quote = StudyType.named(
-        study.type
-    ).quote_items  # a rated text is quoted; a QA item arrives rendered
+    record = StudyType.named(study.type)
+    quote = record.quote_items  # a rated text is quoted; a QA item arrives rendered
+    render = record.load("render_system") if record.render_system else prompts.render_system
     users = [
         (item_id, canonical_json(prompts.user_turn(text, quote)))
         for item_id, text in items.select("item_id", "text").iter_rows()
@@ -101,7 +101,7 @@ def build_plan(
                 for scale_name in study.scales:
                     scale = scales[scale_name]
                     scale_json = canonical_json(scale.key_material())
-                    system = prompts.render_system(template, scale)
+                    system = render(template, scale)
                     system_json = canonical_json(prompts.system_turn(system))
                     params = [
                         canonical_json(request_params(judge, scale, r))

@@ -10,26 +10,8 @@ import polars as pl
 from schemas.metric_history import MetricHistory
 from schemas.runs import Runs
 from schemas.validate import validate
+from tasks.study_types import StudyType
 
-# per table: the columns naming a row, and the numbers worth comparing between runs
-SNAPSHOTS: dict[str, tuple[list[str], list[str]]] = {
-    "rating_metrics": (
-        ["kind", "judge", "prompt_level", "scale"],
-        ["n_items", "bias", "mae", "kripp_alpha", "parse_failure_rate"],
-    ),
-    "accuracy_metrics": (
-        ["judge", "prompt_level", "reasoning_effort", "subset"],
-        ["n_scored", "accuracy", "leniency", "unparseable_rate"],
-    ),
-    "tone_gaps": (
-        ["judge", "prompt_level", "rewriter", "axis"],
-        ["n_texts", "gap", "noise_yardstick", "win_ratio"],
-    ),
-    "pairwise_position": (
-        ["judge", "prompt_level", "reasoning_effort"],
-        ["n_pairs", "consistency", "position_bias", "tie_rate"],
-    ),
-}
 UTC_US = pl.Datetime("us", "UTC")
 
 
@@ -60,11 +42,18 @@ def run_rows(
     return validate(pl.DataFrame(rows, schema=schema), Runs)
 
 
+def snapshot_columns(source: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The row-naming columns and the numbers of a type's `metric_source` table."""
+    (record,) = [t for t in StudyType.every() if t.metric_source == source]
+    return record.snapshot
+
+
 def metric_snapshot(
     study: str, run_id: str, finished_at: datetime, source: str, table: pl.DataFrame
 ) -> pl.DataFrame:
-    """`table`'s main numbers in long format (see SNAPSHOTS), tagged with the run."""
-    keys, metrics = SNAPSHOTS[source]
+    """`table`'s main numbers in long format (its study type's `snapshot` columns), tagged
+    with the run."""
+    keys, metrics = snapshot_columns(source)
     row_key = pl.concat_str(
         [pl.format(f"{k}={{}}", pl.col(k).cast(pl.String).fill_null("∅")) for k in keys],
         separator=" · ",

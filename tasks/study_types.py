@@ -16,6 +16,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from judgelab.study import Study
 
 TYPES = ("rating", "accuracy", "tone", "pairwise")  # packages tasks/<type>/ with a study_type.py
+TASKS_DIR = Path(__file__).parent
 
 
 Counts = dict[str, dict[str, int]]  # per judge: planned / stored / missing calls
@@ -74,6 +76,12 @@ class StudyType:
     # "module:function" (settings, studies) → {study: sentences}: what a study's tables say,
     # computed, opening its report section and printed by `judgelab run`; None: no headline
     headline: str | None = None
+    # the columns naming a row of `metric_source` and its numbers worth comparing between runs
+    # (the run ledger's snapshot, tasks/runs.py; "what changed since the last run")
+    snapshot: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    # "module:function" (template, scale) → the system prompt; None: the shared renderer,
+    # which chooses by the scale's shape (tasks/judging/prompts.py render_system)
+    render_system: str | None = None
 
     def load(self, field: str) -> Any:
         """The object a dotted-path field names, imported now."""
@@ -97,6 +105,14 @@ def _named(name: str) -> StudyType:
     if name not in TYPES:
         raise ValueError(f"unknown study type {name!r}; known: {', '.join(TYPES)}")
     return importlib.import_module(f"tasks.{name}.study_type").STUDY_TYPE
+
+
+def package_paths(name: str) -> list[Path]:
+    """`tasks/<type>/<name>` of each type package that has it, in TYPES order: the SQL views
+    (`sql/`), table schemas (`schemas/`), prompt folders (`prompts/`) and scales
+    (`scales.toml`) a type keeps beside its code. The shared readers of those (the warehouse,
+    the prompt and scale loaders) look here after the project's own folders."""
+    return [TASKS_DIR / t / name for t in TYPES if (TASKS_DIR / t / name).exists()]
 
 
 def in_order(module: str) -> Callable[[Study, Settings], None]:

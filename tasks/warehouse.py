@@ -23,6 +23,7 @@ from schemas.dim_order import DimOrder
 from schemas.validate import validate
 from tasks import cuts, dims, notes
 from tasks.judging import store
+from tasks.study_types import package_paths
 
 SQL_DIR = PROJECT_ROOT / "sql"
 LAYERS = ("staging", "marts", "reports")
@@ -145,8 +146,10 @@ def _in_literal(path: Path) -> str:
 
 
 def view_files() -> list[Path]:
-    """Every view definition in dependency order: staging → marts → reports."""
-    return [f for layer in LAYERS for f in sorted((SQL_DIR / layer).glob("*.sql"))]
+    """Every view definition in dependency order: staging → marts → reports, each layer's
+    shared views (sql/) before the ones a type package keeps (tasks/<type>/sql/)."""
+    roots = [SQL_DIR, *package_paths("sql")]
+    return [f for layer in LAYERS for root in roots for f in sorted((root / layer).glob("*.sql"))]
 
 
 def view_meaning(view: str) -> str:
@@ -187,9 +190,18 @@ TABLE_REF = re.compile(r"\$\{warehouse\}/(\w+)/")
 EMPTY_PART = "_empty"
 
 
+def schema_module(table: str) -> str:
+    """The module of a table's schema: `schemas/<table>.py`, or a type package's
+    `tasks/<type>/schemas/<table>.py` (one table, one schema, one name, wherever it lives)."""
+    for folder in package_paths("schemas"):
+        if (folder / f"{table}.py").is_file():
+            return f"tasks.{folder.parent.name}.schemas.{table}"
+    return f"schemas.{table}"
+
+
 def table_schema(table: str) -> type[pa.DataFrameModel]:
-    """The pandera model of a table: the one DataFrameModel in `schemas/<table>.py`."""
-    module = importlib.import_module(f"schemas.{table}")
+    """The pandera model of a table: the one DataFrameModel of its schema module."""
+    module = importlib.import_module(schema_module(table))
     (model,) = (
         v
         for v in vars(module).values()

@@ -103,8 +103,9 @@ def test_every_record_is_complete(name: str) -> None:
     report = record.load("report")
     assert report.DRILL.view in views and {p.view for p in report.PANELS} <= views
     assert callable(report.console) and report.TITLE and report.SCALE_NOTE
-    assert (
-        record.metric_source in {t.parent.name for t in warehouse.SQL_DIR.glob("*/*.sql")}
-        or (PROJECT_ROOT / "schemas" / f"{record.metric_source}.py").is_file()
-    )
+    keys, metrics = record.snapshot  # the run ledger's snapshot reads these of metric_source
+    columns = warehouse.table_schema(record.metric_source).to_schema().columns
+    assert keys and metrics and set(keys) | set(metrics) <= set(columns)
+    if record.render_system is not None:
+        assert callable(record.load("render_system"))
     assert [k.name for k in StudyType.every()] == list(TYPES)

@@ -34,6 +34,10 @@ STUDY_TYPE = StudyType(
         "tbl_verdict_impact_pairs",
     ),
     metric_source="accuracy_metrics",
+    snapshot=(
+        ("judge", "prompt_level", "reasoning_effort", "subset"),
+        ("n_scored", "accuracy", "leniency", "unparseable_rate"),
+    ),
     report="tasks.accuracy.report",
     data_table="qa_data",
     checks="tasks.accuracy.study_type:check",

@@ -23,12 +23,38 @@ class Template:
     text: str
 
 
+def task_dirs(roots: list[Path] | None = None) -> dict[str, Path]:
+    """Each task's prompt folder by name (a folder with a task.toml): prompts/<task>/, then a
+    type package's tasks/<type>/prompts/<task>/ (`roots`: those folders only). A task name
+    found twice is an error, so no folder silently shadows another."""
+    from tasks.study_types import package_paths
+
+    found: dict[str, Path] = {}
+    for root in [PROMPTS_DIR, *package_paths("prompts")] if roots is None else roots:
+        for config in sorted(root.glob("*/task.toml")):
+            task = config.parent.name
+            if task in found:
+                raise ValueError(f"task {task!r} has two prompt folders: {found[task]}, {root}")
+            found[task] = config.parent
+    return found
+
+
+def task_root(task: str, root: Path | None = None) -> Path:
+    """The folder holding `task`'s prompt folder (`root` when given; prompts/ when no folder
+    has the task, so the caller's message names the usual place)."""
+    if root is not None:
+        return root
+    folder = task_dirs().get(task)
+    return PROMPTS_DIR if folder is None else folder.parent
+
+
 @cache
-def task_config(task: str, root: Path = PROMPTS_DIR) -> dict:
-    return tomllib.loads(confined(root, task, "task.toml").read_text())
+def task_config(task: str, root: Path | None = None) -> dict:
+    return tomllib.loads(confined(task_root(task, root), task, "task.toml").read_text())
 
 
-def load_template(task: str, level: str, version: str = "v1", root: Path = PROMPTS_DIR) -> Template:
+def load_template(task: str, level: str, version: str = "v1", root: Path | None = None) -> Template:
+    root = task_root(task, root)
     path = confined(root, task, f"{level}.{version}.txt")
     if not path.is_file():
         known = sorted(p.name for p in (root / task).glob("*.txt"))

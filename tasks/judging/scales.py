@@ -165,7 +165,26 @@ class Scale:
         return material
 
 
-def load_scales(path: Path = SCALES_FILE) -> dict[str, Scale]:
+def scale_files() -> list[Path]:
+    """prompts/scales.toml, then the `scales.toml` of each type package that has one."""
+    from tasks.study_types import package_paths
+
+    return [SCALES_FILE, *package_paths("scales.toml")]
+
+
+def load_scales(path: Path | None = None) -> dict[str, Scale]:
+    """Every scale by name, in the order the files declare them (`path`: that file only). A
+    name declared twice is an error: a type package cannot redefine a shared scale."""
+    scales: dict[str, Scale] = {}
+    for file in scale_files() if path is None else [path]:
+        for name, scale in _read_scales(file).items():
+            if name in scales:
+                raise ValueError(f"{file}: scale {name!r} is declared twice")
+            scales[name] = scale
+    return scales
+
+
+def _read_scales(path: Path) -> dict[str, Scale]:
     doc = tomllib.loads(path.read_text())["scales"]
     return {
         name: Scale(

@@ -28,6 +28,10 @@ STUDY_TYPE = StudyType(
         "tbl_pairwise_order_accuracy",
     ),
     metric_source="pairwise_position",
+    snapshot=(
+        ("judge", "prompt_level", "reasoning_effort"),
+        ("n_pairs", "consistency", "position_bias", "tie_rate"),
+    ),
     report="tasks.pairwise.report",
     data_table="pairs",
     checks="tasks.pairwise.study_type:check",

@@ -36,6 +36,10 @@ STUDY_TYPE = StudyType(
         "tbl_ensemble_holdout",
     ),
     metric_source="rating_metrics",
+    snapshot=(
+        ("kind", "judge", "prompt_level", "scale"),
+        ("n_items", "bias", "mae", "kripp_alpha", "parse_failure_rate"),
+    ),
     report="tasks.rating.report",
     data_table="data",
     checks="tasks.rating.study_type:check",

@@ -15,7 +15,7 @@ from judgelab import tempfiles
 from judgelab.names import confined_file
 from judgelab.settings import Settings
 from tasks import warehouse
-from tasks.judging.prompts import PROMPTS_DIR, task_config
+from tasks.judging.prompts import task_config
 from tasks.judging.scales import REWRITE_SCALE
 from tasks.report import drill, figures, plotting, provenance
 from tasks.report.figcache import FigureCache
@@ -107,7 +107,7 @@ def study_types(settings: Settings, studies: list[str]) -> dict[str, str]:
     return found
 
 
-def sensitive(task: str, root: Path = PROMPTS_DIR) -> bool:
+def sensitive(task: str, root: Path | None = None) -> bool:
     """A task whose texts the report hides until asked: `sensitive = true` in its task.toml
     (toxicity: abusive turns). A task without a task.toml is not marked."""
     try:

@@ -37,6 +37,10 @@ STUDY_TYPE = StudyType(
         "tbl_tone_per_text",
     ),
     metric_source="tone_gaps",
+    snapshot=(
+        ("judge", "prompt_level", "rewriter", "axis"),
+        ("n_texts", "gap", "noise_yardstick", "win_ratio"),
+    ),
     report="tasks.tone.report",
     data_table="texts",
     checks="tasks.tone.study_type:check",
