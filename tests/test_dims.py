@@ -13,8 +13,8 @@ import polars as pl
 
 from judgelab.settings import PROJECT_ROOT, Settings
 from tasks import dims, warehouse
-from tasks.judging.prompts import PROMPTS_DIR
-from tasks.judging.scales import SCALES_FILE
+from tasks.judging.prompts import task_dirs
+from tasks.judging.scales import SCALES_FILE, load_scales
 
 LEVELS = ["base", "short_icl", "long_icl"]
 VARIANTS = ["plain", "style_attention", "fact_first"]
@@ -48,14 +48,16 @@ def test_merged_keeps_each_declared_order() -> None:
 
 def test_every_task_declares_its_levels_in_order() -> None:
     """task.toml `levels` names exactly the task's templates, so no level sorts by accident."""
-    for config in sorted(PROMPTS_DIR.glob("*/task.toml")):
+    for config in (folder / "task.toml" for folder in task_dirs().values()):
         declared = tomllib.loads(config.read_text()).get("levels")
         templates = {p.name.split(".")[0] for p in config.parent.glob("*.*.txt")}
         assert declared is not None, f"{config}: no `levels = [...]`"
         assert sorted(declared) == sorted(templates), config
     orders = dims.read_orders()
     assert orders["prompt_level"] == [*LEVELS, *VARIANTS]
-    assert orders["scale"] == list(tomllib.loads(SCALES_FILE.read_text())["scales"])
+    shared = list(tomllib.loads(SCALES_FILE.read_text())["scales"])
+    assert orders["scale"][: len(shared)] == shared  # then a type package's (tasks/<type>/)
+    assert orders["scale"] == list(load_scales())
 
 
 def test_today_orders_hold_in_the_views(settings: Settings) -> None:
