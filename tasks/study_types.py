@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from judgelab.settings import Settings
     from judgelab.study import Study
 
-TYPES = ("rating", "accuracy", "tone", "pairwise")  # packages tasks/<type>/ with a study_type.py
+# the study types: packages tasks/<type>/ with a study_type.py
+TYPES = ("rating", "accuracy", "tone", "pairwise", "grading")
 TASKS_DIR = Path(__file__).parent
 
 

@@ -1,0 +1,1 @@
+"""Reference-guided grading: the judge grades a candidate answer 1–5 against a reference answer."""
