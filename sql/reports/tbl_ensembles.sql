@@ -12,29 +12,10 @@
 -- only when the study has that scale): "Figure 5 reports results for Sentiment, Toxicity, and
 -- Toxicity with the -3–3 outlier scale excluded" (the triples drawn again from the other scales).
 -- member_abs_bias: mean over ensembles of the mean over members of each member's own |bias|.
--- n_unscored_designs: the study's designs of the pool's kinds (a pool names them in the plural)
--- with no scored item (every call failed, or none was made yet): no ensemble can draw them
--- (tbl_rating_performance lists them with their error_rate and note).
+-- n_unscored_designs: designs no ensemble can draw (fct_ensembles).
 create or replace view tbl_ensembles as
-select study,
-       subset,
-       pool,
-       strategy,
-       n_possible,
-       n_evaluated,
-       round(member_abs_bias, 3) as member_abs_bias,
-       round(ensemble_abs_bias, 3) as ensemble_abs_bias,
-       round(bias_reduction_pct, 1) as bias_reduction_pct,
-       round(member_mae, 3) as member_mae,
-       round(ensemble_mae, 3) as ensemble_mae,
-       round(mae_reduction_pct, 1) as mae_reduction_pct,
-       round(100 * share_beats_best_member, 1) as beats_best_member_pct,
-       (select count(*) from stg_rating_metrics u
-        where u.study = stg_ensembles.study and u.n_items = 0
-          and list_contains(string_split(stg_ensembles.pool, '+'), u.kind || 's')
-          and 'without ' || u.scale <> stg_ensembles.subset)
-           as n_unscored_designs
-from stg_ensembles
+select * exclude (size)
+from fct_ensembles
 where size = 3
 order by study,
          subset <> 'all',

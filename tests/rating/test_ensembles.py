@@ -337,11 +337,18 @@ def test_holdout_draws_from_judges_unless_baselines_are_asked_for() -> None:
 
 def _views(settings: Settings, names: list[str]) -> duckdb.DuckDBPyConnection:
     """The named views, after stg_rating_metrics (the ensemble views count the designs without a
-    scored item there; an empty part when the test wrote none)."""
+    scored item there; an empty part when the test wrote none) and, for the two report views
+    that select from it, fct_ensembles."""
     ensure_tables(settings)
     con = duckdb.connect()
+    marts = ["fct_ensembles"] if {"tbl_ensembles", "tbl_ensemble_size"} & set(names) else []
+    names = (
+        [n for n in names if n.startswith("stg_")]
+        + marts
+        + [n for n in names if not n.startswith("stg_")]
+    )
     for name in ["stg_rating_metrics", *names]:
-        layer = "staging" if name.startswith("stg_") else "reports"
+        layer = {"stg": "staging", "fct": "marts"}.get(name[:3], "reports")
         con.execute(render_view(Path(PROJECT_ROOT / "sql" / layer / f"{name}.sql"), settings))
     return con
 
