@@ -167,12 +167,26 @@ def macro_sql(orders: dims.Orders | None = None) -> str:
     return f"{cuts.macro_sql()}\n{notes.macro_sql()}\n{sorts}"
 
 
+STAGING = re.compile(r"\$\{staging:(\w+)\}")
+
+
+def staging_select(table: str) -> str:
+    """`${staging:<table>}` in a view: the table's columns, as its schema lists them, read
+    from its Parquet parts; a staging view that only renames nothing and casts nothing is
+    this one line, so its columns are written once, in the schema."""
+    columns = ", ".join(f'"{c}"' for c in table_schema(table).to_schema().columns)
+    return (
+        f"select {columns} from read_parquet('${{warehouse}}/{table}/*.parquet', "
+        "union_by_name = true)"
+    )
+
+
 def render_body(sql_file: Path, settings: Settings) -> str:
     """Fill `${warehouse}` / `${store}` with absolute paths: DuckDB resolves relative paths in
     views against the querying process's working directory. `${store_parts}` becomes the list
     of the judgment store's verified parts (store.part_files), never a glob: a file planted in
     the store is not read."""
-    text = sql_file.read_text()
+    text = STAGING.sub(lambda m: staging_select(m.group(1)), sql_file.read_text())
     if "${store_parts}" in text:
         parts = ", ".join(f"'{_in_literal(f)}'" for f in store.part_files(settings.store_dir))
         text = text.replace("${store_parts}", f"[{parts}]")
@@ -186,7 +200,7 @@ def render_view(sql_file: Path, settings: Settings, orders: dims.Orders | None =
     return f"{macro_sql(orders)}\n{render_body(sql_file, settings)}"
 
 
-TABLE_REF = re.compile(r"\$\{warehouse\}/(\w+)/")
+TABLE_REF = re.compile(r"\$\{(?:warehouse\}/|staging:)(\w+)")  # the tables a view reads
 EMPTY_PART = "_empty"
 
 
