@@ -179,6 +179,40 @@ def test_field_table_lists_every_field_of_the_three_tables() -> None:
 # --- the docs' examples, as pasted ---------------------------------------------------------
 
 
+# Each code block of the page, by a string only it holds → the test that runs it or compares it
+# with what judgelab prints. A block added to the page without a test here fails the next test.
+PAGE_BLOCKS = {
+    'name = "my-valence"': "test_docs_rating_example_plans_as_pasted",
+    'name = "halueval"': "test_docs_qa_example_plans_as_pasted_and_prints_the_split",
+    "'hallucination': the labels": (
+        "test_the_messages_the_page_quotes_are_what_a_halueval_shaped_file_gives"
+    ),
+    "item id 'ID' is repeated": (
+        "test_the_messages_the_page_quotes_are_what_a_halueval_shaped_file_gives"
+    ),
+    ",count,hate_speech,": "test_the_page_shows_davidson_s_real_header",
+    'write_csv("severity.csv")': "test_label_count_recipe_gives_a_mean_file",
+    'path = "severity.csv"': "test_label_count_recipe_gives_a_mean_file",
+    'write_csv("votes.csv")': "test_vote_recipe_gives_one_row_per_vote",
+    'path = "votes.csv"': "test_vote_recipe_gives_one_row_per_vote",
+    'write_csv("ratings_numbered.csv")': "test_rater_numbering_recipe_gives_a_per_rater_file",
+    'path = "ratings_numbered.csv"': "test_rater_numbering_recipe_gives_a_per_rater_file",
+}
+
+
+def test_every_block_of_the_page_is_run_by_a_named_test() -> None:
+    blocks = code_blocks(OWN_DATA)
+    for info, body in blocks:
+        markers = [m for m in PAGE_BLOCKS if m in body]
+        assert len(markers) == 1, f"a ```{info} block matched by {markers}:\n{body[:200]}"
+    assert len(blocks) == len(PAGE_BLOCKS)  # every marker still names a block
+    assert all(callable(globals().get(name)) for name in PAGE_BLOCKS.values())
+    # the README's own-data example is the page's (test_readme_own_data_example_is_the_docs_one)
+    assert [b for info, b in code_blocks(README) if info == "toml"] == [
+        fenced("toml", 'name = "my-valence"')
+    ]
+
+
 def test_docs_rating_example_plans_as_pasted(tmp_path: Path, plan) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
@@ -388,7 +422,7 @@ def test_rater_numbering_recipe_gives_a_per_rater_file(tmp_path: Path) -> None:
     (tmp_path / "ratings_no_ids.csv").write_text(
         "id,text,rating\n1,t1,2\n1,t1,4\n2,t2,5\n1,t1,3\n2,t2,1\n"
     )
-    _run_recipe(recipe("ratings_no_ids.csv"), tmp_path)
+    _run_recipe(recipe('write_csv("ratings_numbered.csv")'), tmp_path)
     spec = tomllib.loads(fenced("toml", 'path = "ratings_numbered.csv"'))["study"]["data"]
     spec["path"] = str(tmp_path / spec["path"])
     items, ratings = ratingfile.load(RatingFile(**spec | {"text_column": "text"}))
