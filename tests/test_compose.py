@@ -246,12 +246,18 @@ def check_host_mounts(compose: dict, workdir: str | None = None) -> list[str]:
 MIRROR_SOURCE = re.compile(r"\$\{JUDGELAB_DATA_MIRROR:-(\./[^}]+)\}")
 
 
-def check_mirror(compose: dict, gitignore: str | None = None) -> list[str]:
+def check_mirror(
+    compose: dict, gitignore: str | None = None, dockerignore: str | None = None
+) -> list[str]:
     """The benchmark mirror is an option with a default: the judgelab service (the only one
     that loads benchmarks) mounts the host folder `${JUDGELAB_DATA_MIRROR:-./default}`, read
-    only, where its JUDGELAB_DATA_MIRROR points; the default folder is git-ignored (Docker
-    creates it empty). Any other service naming a mirror mounts it too."""
-    gitignore = gitignore if gitignore is not None else (PROJECT_ROOT / ".gitignore").read_text()
+    only, where its JUDGELAB_DATA_MIRROR points; the default folder (Docker creates it empty)
+    is neither committed nor copied into the image. Any other service naming a mirror mounts
+    it too."""
+    if gitignore is None:
+        gitignore = (PROJECT_ROOT / ".gitignore").read_text()
+    if dockerignore is None:
+        dockerignore = (PROJECT_ROOT / ".dockerignore").read_text()
     services = compose["services"]
     problems = []
     for name, service in services.items():
@@ -274,8 +280,12 @@ def check_mirror(compose: dict, gitignore: str | None = None) -> list[str]:
                 f"{name} mounts {source} at {where}, not the host folder "
                 "${JUDGELAB_DATA_MIRROR:-./<default>} (.env chooses it)"
             )
-        elif default.group(1).removeprefix("./").rstrip("/") + "/" not in gitignore.split():
-            problems.append(f"the mirror's default {default.group(1)} is not in .gitignore")
+        else:
+            folder = default.group(1).removeprefix("./").rstrip("/")
+            if f"{folder}/" not in gitignore.split():
+                problems.append(f"the mirror's default {default.group(1)} is not in .gitignore")
+            if folder not in dockerignore.split():
+                problems.append(f"the mirror's default {default.group(1)} is not in .dockerignore")
     return problems
 
 
@@ -774,8 +784,9 @@ def test_checks_report_a_broken_compose_file() -> None:
     for edit, check, expected in cases:
         problems = check(_broken(edit))
         assert any(expected in p for p in problems), (edit.__name__, check.__name__, problems)
-    assert check_mirror(load_compose(), gitignore="") == [
-        "the mirror's default ./data/mirror is not in .gitignore"
+    assert check_mirror(load_compose(), gitignore="", dockerignore="") == [
+        "the mirror's default ./data/mirror is not in .gitignore",
+        "the mirror's default ./data/mirror is not in .dockerignore",
     ]
 
 
