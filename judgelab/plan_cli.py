@@ -54,7 +54,10 @@ def plan_study(path: str, args: argparse.Namespace) -> dict[str, dict[str, int]]
         print(line)
     for note in notes:
         print(f"judgelab: note: {note}", file=sys.stderr)
-    missing = plan.join(store.done_keys(settings.store_dir), on="key", how="anti")
+    from tasks.judging.cache import calls_of, judgments_line
+
+    # each missing call once: items with identical text share one request
+    missing = calls_of(plan).join(store.done_keys(settings.store_dir), on="key", how="anti")
     est = costs.estimate(missing).rename({"calls": "est_calls"})
     table = (
         pl.DataFrame(
@@ -76,6 +79,8 @@ def plan_study(path: str, args: argparse.Namespace) -> dict[str, dict[str, int]]
         )
     )
     print_frame(table)
+    if (line := judgments_line(plan)) is not None:
+        print(line)
     print(
         "Estimates cover the missing calls only: prompt tokens ≈ characters / 4, completion "
         "tokens = max_tokens; prices from litellm's offline table (null = unknown model)."

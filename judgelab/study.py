@@ -100,7 +100,7 @@ class Analysis(BaseModel):
     max_ensembles: int = Field(default=2000, ge=1)  # per strategy × size; seeded sample beyond
     # accuracy studies: consensus subsets and the truth designs are graded against
     near_agreement: float = Field(default=0.9, gt=0.5, le=1)  # "near" subset: ≥ this agree
-    min_designs: int = Field(default=2, ge=1)  # fewer voters (consensus_votes) → "ambiguous"
+    min_designs: int = Field(default=2, ge=1)  # fewer voters → "ambiguous", "no consensus"
     truth: Literal["reference", "consensus"] = "reference"  # reference label, else consensus
     # "model": each judge's designs first vote to that judge's majority, then judges vote (a
     # judge with two efforts does not outvote one without); "design": every design votes

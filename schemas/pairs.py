@@ -2,7 +2,9 @@
 
 import pandera.polars as pa
 
-PREFERENCES = ("a", "b")  # which answer the human preferred (null: no label)
+PREFERENCES = ("a", "b")  # the answers a human can prefer
+# a human label: the preferred answer, or "tie" (neither: FairEval, MT-Bench); null: no label
+LABELS = (*PREFERENCES, "tie")
 
 
 class Pairs(pa.DataFrameModel):
@@ -12,7 +14,7 @@ class Pairs(pa.DataFrameModel):
     context: str = pa.Field(str_length={"min_value": 1})  # the question or conversation
     answer_a: str = pa.Field(str_length={"min_value": 1})
     answer_b: str = pa.Field(str_length={"min_value": 1})
-    preferred: str = pa.Field(nullable=True, isin=PREFERENCES)
+    preferred: str = pa.Field(nullable=True, isin=LABELS)
     source: str  # "hhrlhf", or the stem of the user's file
 
     class Config:

@@ -4,6 +4,7 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.design import Design
+from schemas.pairs import LABELS
 from tasks.judging.parse import STATUSES
 
 
@@ -15,7 +16,7 @@ class PairwiseVerdicts(Design):
     status: str = pa.Field(isin=[*STATUSES, "missing"])
     position: str = pa.Field(nullable=True, isin=["A", "B", "tie"])  # by position shown
     winner: str = pa.Field(nullable=True, isin=["a", "b", "tie"])  # the answer it names
-    preferred: str = pa.Field(nullable=True, isin=["a", "b"])  # the human's choice; null: none
+    preferred: str = pa.Field(nullable=True, isin=LABELS)  # the human's label; null: none
 
     class Config:
         strict = True

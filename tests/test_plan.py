@@ -89,6 +89,14 @@ def test_identical_texts_share_one_call() -> None:
 
     counts = call_counts(plan, pl.DataFrame({"key": [plan["key"][0]]}))
     assert counts == {"smollm2-135m": {"planned": 2, "stored": 1, "missing": 1}}
+    # `judgelab plan` says which count is which when judgments outnumber calls
+    from tasks.judging.cache import judgments_line
+
+    assert judgments_line(plan) == (
+        "3 judgments (item × design × repeat) from 2 calls: 1 share the call of an identical "
+        "text (one request, its answer used for each); planned, stored and missing count calls."
+    )
+    assert judgments_line(plan.filter(pl.col("item_id") != "a:2")) is None
 
 
 def test_call_keys_are_stable_across_releases() -> None:

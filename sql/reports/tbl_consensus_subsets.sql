@@ -2,7 +2,9 @@
 -- Percent. votes is [study.analysis] consensus_votes, the voters: "model" (default) gives each
 -- judge one vote, the majority of its designs, so a judge run at two reasoning efforts does not
 -- outvote one run at one; "design" gives every design a vote. match_pct is over items with both
--- a consensus and a reference.
+-- a consensus and a reference. An item with fewer voters than min_designs is 'ambiguous' with
+-- no label, even at agreement 1.0 (one voter agreeing with itself): the run and the report say
+-- "One voter: no consensus" (tasks/accuracy/consensus.py one_voter_notes).
 create or replace view tbl_consensus_subsets as
 with per_subset as (
     select study,

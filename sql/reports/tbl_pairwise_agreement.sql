@@ -1,9 +1,11 @@
 -- Who wins per pairwise design, and agreement with the human preference. Percent.
 -- a_win_pct: share of decisive answers (both orders pooled, so position cancels) naming answer
--- a; preferred_win_pct: the same for the answer the human preferred. human_acc_pct: labelled
--- pair × repeat units whose order-combined verdict (MT-Bench's rule: an answer wins only when
--- it wins in both orders, else tie) is the human's choice, a combined tie counting as
--- disagreement; human_acc_decisive_pct leaves combined ties out.
+-- a; preferred_win_pct: the same for the answer the human preferred (pairs labelled a or b).
+-- human_acc_pct: labelled pair × repeat units whose order-combined verdict (MT-Bench's rule: an
+-- answer wins only when it wins in both orders, else tie) is the human's label, a combined tie
+-- agreeing with a human tie only (MT-Bench's agreement "w/ tie"); human_acc_decisive_pct: the
+-- same over the n_untied_units, where neither the combined verdict nor the human says tie
+-- (MT-Bench's "w/o tie"). n_human_ties: labelled units the human called a tie.
 -- n_items: pairs with at least one parsed answer. n_failed: calls whose stored result is a
 -- provider error, an unparseable answer or an out-of-range one (macro call_failed; a call not
 -- made yet is not failed); error_rate: provider errors ÷ planned calls. note (macro
@@ -35,7 +37,9 @@ select study,
        n_combined_ties,
        round(100 * human_accuracy, 1) as human_acc_pct,
        round(100 * human_accuracy_decisive, 1) as human_acc_decisive_pct,
-       design_note(coalesce(c.n_items, 0), c.n_failed, c.n_calls, 'pair', []) as note
+       design_note(coalesce(c.n_items, 0), c.n_failed, c.n_calls, 'pair', []) as note,
+       n_human_ties,
+       n_untied_units
 from stg_pairwise_agreement
 left join calls c using (study, judge, prompt_level, reasoning_effort)
 order by study, judge,

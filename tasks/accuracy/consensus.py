@@ -131,3 +131,37 @@ def consensus(
         .sort("study", "item_id")
     )
     return validate(out, Consensus)
+
+
+def one_voter_notes(table: pl.DataFrame) -> dict[str, str]:
+    """consensus → {study: sentence} for studies with items that only one voter resolved. Such
+    an item stays "ambiguous" (a valid subset, so every table keeps its rows) although its
+    agreement is 1.0 — a lone voter agrees with itself — so the run and the report say why:
+    one voter, no consensus. A one-voter item with a label is min_designs = 1 at work and
+    needs no word."""
+    notes = {}
+    for (study,), rows in table.group_by("study", maintain_order=True):
+        one = rows.filter((pl.col("n_voters") == 1) & pl.col("consensus_label").is_null())
+        if one.is_empty():
+            continue
+        votes = rows["votes"][0]
+        who = "judge" if votes == "model" else "design"
+        if one.height == rows.filter(pl.col("n_voters") > 0).height:
+            fix = (
+                'add a judge, or set [study.analysis] consensus_votes = "design" to let its '
+                "designs vote"
+                if votes == "model"
+                else "add a design (a judge, prompt level or reasoning effort)"
+            )
+            notes[study] = (
+                f"One voter: no consensus. Every item has one {who} voting, and a consensus "
+                f"needs min_designs voters, so all {one.height} items count as 'ambiguous' "
+                f"with no consensus label (their agreement of 1.0 is one {who} agreeing with "
+                f"itself); accuracy is against the reference. For a consensus, {fix}."
+            )
+        else:
+            notes[study] = (
+                f"{one.height} of {rows.height} items have one voter ({who}): no consensus, "
+                "counted 'ambiguous' with no consensus label."
+            )
+    return notes

@@ -85,3 +85,13 @@ DRILL = DrillSpec(
 def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
     """What `judgelab run` prints of the main table."""
     return [table.drop("model", "truth_source")]
+
+
+def headlines(settings: object, studies: list[str]) -> dict[str, str]:
+    """Each study's opening line when one voter leaves its items without a consensus
+    (tasks/accuracy/consensus.py `one_voter_notes`), from the stored consensus."""
+    from tasks import warehouse
+    from tasks.accuracy.consensus import one_voter_notes
+
+    sql = "select * from stg_consensus where list_contains(?, study) order by study, item_id"
+    return one_voter_notes(warehouse.query(settings, sql, [studies]))

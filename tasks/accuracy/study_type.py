@@ -46,6 +46,7 @@ STUDY_TYPE = StudyType(
     drift_statistic="flip_rate",
     power="tasks.accuracy.power:ACCURACY",
     percent=True,
+    headline="tasks.accuracy.report:headlines",
 )
 
 

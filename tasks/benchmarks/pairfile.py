@@ -2,9 +2,10 @@
 
 Formats by suffix, read by `reading.read_table`: `.csv`, `.tsv`, `.parquet`,
 `.jsonl`/`.ndjson`, `.json` holding JSON lines. One row per pair: a context (the question or
-conversation), answer A, answer B and optionally which one a human preferred: `a` or `b` (any
-case, surrounding spaces ignored; blank or JSON null: no label). Any other label stops the
-load with the values found. Answers keep their columns: A stays A (the study shows each pair
+conversation), answer A, answer B and optionally the human's label: `a` or `b` (the answer
+preferred) or `tie` (neither, as in FairEval and MT-Bench's human judgments); any case,
+surrounding spaces ignored; blank or JSON null: no label. Any other label stops the load with
+the values found. Answers keep their columns: A stays A (the study shows each pair
 in both orders itself), so a file whose A answers come from one system measures that system's
 win rate.
 
@@ -21,7 +22,7 @@ from pathlib import Path
 import polars as pl
 
 from judgelab.data_specs import PairFile
-from schemas.pairs import PREFERENCES
+from schemas.pairs import LABELS
 from tasks.benchmarks.hhrlhf import COLUMNS
 from tasks.benchmarks.problems import Problems
 from tasks.benchmarks.ratingfile import read_roles, repeats, show
@@ -57,7 +58,7 @@ def read_checked(spec: PairFile) -> pl.DataFrame:
 
 
 def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Problems) -> None:
-    """Blank ids, contexts, answers or domains; preference labels other than a/b; repeated ids."""
+    """Blank ids, contexts, answers or domains; labels other than a/b/tie; repeated ids."""
     if frame.height == 0:
         problems.add(f"{file}: no data rows")
         return
@@ -72,11 +73,11 @@ def check(frame: pl.DataFrame, roles: dict[str, str], file: str, problems: Probl
             problems.rows(frame.filter(blank(role)), roles[role], lambda r, w=what: w)
     if "preferred" in roles:
         problems.rows(
-            frame.filter(~blank("preferred") & ~_preference().is_in(PREFERENCES)),
+            frame.filter(~blank("preferred") & ~_preference().is_in(LABELS)),
             roles["preferred"],
             lambda r: (
                 f"{show(r['preferred'])} is not a preference; write a or b (the answer the "
-                "human preferred), or leave it blank"
+                "human preferred), tie (neither), or leave it blank"
             ),
         )
     if "id" in roles:

@@ -13,8 +13,27 @@ import math
 import polars as pl
 
 
+def calls_of(plan: pl.DataFrame) -> pl.DataFrame:
+    """The calls a plan makes: one per judge and key. A plan row is a judgment (item × design ×
+    repeat); items with identical text send the same request, asked once."""
+    return plan.unique(["judge", "key"], maintain_order=True)
+
+
+def judgments_line(plan: pl.DataFrame) -> str | None:
+    """What `judgelab plan` says when judgments outnumber calls (the report's "What ran" shows
+    both), so "N planned" and a count of items × designs are not taken for each other."""
+    n_calls = calls_of(plan).height
+    if n_calls == plan.height:
+        return None
+    return (
+        f"{plan.height:,} judgments (item × design × repeat) from {n_calls:,} calls: "
+        f"{plan.height - n_calls:,} share the call of an identical text (one request, its "
+        "answer used for each); planned, stored and missing count calls."
+    )
+
+
 def call_counts(plan: pl.DataFrame, done: pl.DataFrame) -> dict[str, dict[str, int]]:
-    plan = plan.unique(["judge", "key"], maintain_order=True)  # same text → same request
+    plan = calls_of(plan)
     stored = plan.join(done, on="key", how="semi").group_by("judge").len()
     stored = dict(stored.iter_rows())
     return {

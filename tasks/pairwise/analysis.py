@@ -20,11 +20,15 @@ judged once in each order):
   exchangeable, so leaning first and leaning second are equally likely (binomial, p = 0.5, ties
   dropped). p is Holm-adjusted over the study's designs; `flagged` = adjusted p < 0.05.
 * **win rate of answer a**: share of decisive calls whose winner is a (both orders pooled, so
-  position cancels); **preferred win rate**: the same for the human-preferred answer.
+  position cancels); **preferred win rate**: the same for the human-preferred answer, over
+  the pairs whose human label names one (a or b; a human tie prefers neither).
 * **human accuracy**: per labelled unit, the order-combined verdict (MT-Bench's swap rule: an
   answer wins only when it wins in both orders, anything else is a tie) equals the human's
-  choice; a combined tie counts as disagreement. `human_accuracy_decisive` leaves combined
-  ties out.
+  label, as MT-Bench's agreement counts it (FastChat `llm_judge/compute_agreement.py`): a
+  combined tie agrees with a human tie and with nothing else. `human_accuracy` is its "w/
+  tie" (every labelled unit), `human_accuracy_decisive` its "w/o tie" (the units where
+  neither the combined verdict nor the human says tie). Without human ties the latter is the
+  agreement over the units whose combined verdict names an answer.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import numpy as np
 import polars as pl
 import scipy.stats
 
+from schemas.pairs import PREFERENCES
 from schemas.pairwise_agreement import PairwiseAgreement
 from schemas.pairwise_position import PairwisePosition
 from schemas.pairwise_verdicts import PairwiseVerdicts
@@ -107,6 +112,12 @@ def units(verdicts: pl.DataFrame) -> pl.DataFrame:
         pl.when(both).then(pl.col("ab") == pl.col("ba")).alias("consistent"),
         pl.when(both).then(combined).alias("combined"),
     )
+
+
+def prefers_one() -> pl.Expr:
+    """The human label names an answer (a or b): null (no label) and "tie" do not. The
+    accuracy counts (is the winner the preferred answer?) keep these pairs only."""
+    return pl.col("preferred").is_in(PREFERENCES)
 
 
 def _share(num: pl.Expr, den: pl.Expr) -> pl.Expr:
@@ -202,33 +213,40 @@ def _bias_test(key: tuple, grp: pl.DataFrame, n_boot: int, seed: int) -> tuple:
 
 def agreement_table(verdicts: pl.DataFrame) -> pl.DataFrame:
     """Per design: win rate of answer a and of the human-preferred answer over decisive calls
-    (both orders pooled), and the order-combined verdict's agreement with the human label."""
+    (both orders pooled), and the order-combined verdict's agreement with the human label,
+    with and without ties (module docstring)."""
     decisive = pl.col("winner").is_in(["a", "b"])
-    labelled = pl.col("preferred").is_not_null()
     calls = verdicts.group_by(DESIGN).agg(
         decisive.sum().alias("n_decisive"),
         (pl.col("winner") == "a").sum().alias("_a"),
-        (decisive & labelled).sum().alias("n_labelled_calls"),
-        (pl.col("winner") == pl.col("preferred")).sum().alias("_pref"),
+        (decisive & prefers_one()).sum().alias("n_labelled_calls"),
+        (decisive & (pl.col("winner") == pl.col("preferred"))).sum().alias("_pref"),
     )
+    agree = pl.col("combined") == pl.col("preferred")  # tie = tie, MT-Bench's equalvote
+    untied = (pl.col("combined") != "tie") & (pl.col("preferred") != "tie")
+    counts = ["n_labelled_units", "n_human_ties", "n_agree", "n_combined_ties"]
+    counts += ["n_untied_units", "_agree_untied"]
     combined = (
         units(verdicts)
-        .filter(pl.col("complete") & labelled)
+        .filter(pl.col("complete") & pl.col("preferred").is_not_null())
         .group_by(DESIGN)
         .agg(
             pl.len().alias("n_labelled_units"),
-            (pl.col("combined") == pl.col("preferred")).sum().alias("n_agree"),
+            (pl.col("preferred") == "tie").sum().alias("n_human_ties"),
+            agree.sum().alias("n_agree"),
             (pl.col("combined") == "tie").sum().alias("n_combined_ties"),
+            untied.sum().alias("n_untied_units"),
+            (untied & agree).sum().alias("_agree_untied"),
         )
     )
     out = (
         calls.join(combined, on=DESIGN, how="left")
-        .with_columns(pl.col("n_labelled_units", "n_agree", "n_combined_ties").fill_null(0))
+        .with_columns(pl.col(counts).fill_null(0))
         .with_columns(
             _share(pl.col("_a"), pl.col("n_decisive")).alias("win_rate_a"),
             _share(pl.col("_pref"), pl.col("n_labelled_calls")).alias("preferred_win_rate"),
             _share(pl.col("n_agree"), pl.col("n_labelled_units")).alias("human_accuracy"),
-            _share(pl.col("n_agree"), pl.col("n_labelled_units") - pl.col("n_combined_ties")).alias(
+            _share(pl.col("_agree_untied"), pl.col("n_untied_units")).alias(
                 "human_accuracy_decisive"
             ),
         )

@@ -3,15 +3,15 @@ much the order of the two answers moves the verdicts — two sentences computed 
 `pairwise_verdicts`, so the report's opening says what its tables show and never drifts from
 them.
 
-* **accuracy** of a call: the winner it names is the human-preferred answer; only labelled calls
-  that were made count (a tie or a failed call is wrong, as LLMBar counts it; a call not made
-  yet is left out). A cell is judge × prompt level × reasoning effort × order, each weighing
-  the same; a factor's level is its accuracy averaged over the other factors' levels
-  (`level_accuracy`: least-squares means, since few studies cross every judge with every
-  prompt), and the factor's spread is its best level minus its worst. A factor with one level
-  moves nothing and is left out.
-* **position changes the winner**: among labelled units (pair × repeat of one design) judged in
-  both orders, the share whose winner differs between the orders (1 − LLMBar's `equal`; two
+* **accuracy** of a call: the winner it names is the human-preferred answer; only calls made
+  on pairs whose human label names an answer (a or b, not tie) count (a tie or a failed call
+  is wrong, as LLMBar counts it; a call not made yet is left out). A cell is judge × prompt
+  level × reasoning effort × order, each weighing the same; a factor's level is its accuracy
+  averaged over the other factors' levels (`level_accuracy`: least-squares means, since few
+  studies cross every judge with every prompt), and the factor's spread is its best level
+  minus its worst. A factor with one level moves nothing and is left out.
+* **position changes the winner**: among those pairs' units (pair × repeat of one design) judged
+  in both orders, the share whose winner differs between the orders (1 − LLMBar's `equal`; two
   calls without a winner agree). **First-position wins**: the share of decisive calls (A or B)
   won by the answer shown first. Both pooled over the study's designs.
 """
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+
+from tasks.pairwise.analysis import prefers_one
 
 # (column, name in the sentence, how a level reads); in this order when spreads are equal
 FACTORS: tuple[tuple[str, str, dict[str, str]], ...] = (
@@ -45,7 +47,7 @@ def level_accuracy(verdicts: pl.DataFrame) -> pl.DataFrame:
     would credit it with its judges' strength: the levels are least-squares means of an
     additive fit to the cells (cell ≈ mean + one effect per factor), each level's effect plus
     every other factor's effects averaged over its levels — the plain means when crossed."""
-    labelled = _made(verdicts).filter(pl.col("preferred").is_not_null())
+    labelled = _made(verdicts).filter(prefers_one())
     right = (pl.col("winner") == pl.col("preferred")).fill_null(False)
     cells = labelled.group_by(CELL).agg(right.mean().alias("accuracy")).sort(CELL)
     factors = [c for c, _, _ in FACTORS if cells[c].n_unique() > 1]
@@ -108,7 +110,7 @@ def position_sentence(verdicts: pl.DataFrame) -> str | None:
     54% of decisive verdicts." None without a labelled unit or a decisive call."""
     made = _made(verdicts)
     units = (
-        made.filter(pl.col("preferred").is_not_null())
+        made.filter(prefers_one())
         .group_by(UNIT)
         .agg(
             pl.col("winner").filter(pl.col("shown_first") == "a").first().alias("ab"),

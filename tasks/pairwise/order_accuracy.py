@@ -3,8 +3,11 @@
 judgelab study and the paper's tables can be set side by side and the paper reproduced.
 
 The unit is a labelled pair × repeat, judged once in each order; every such unit counts in
-every denominator. An order's outcome is its winner (a, b or tie) or none (a failed call, or
-one not made yet). As in the authors' code, which compares the stored winner strings:
+every denominator. Labelled means a human label naming an answer (a or b): LLMBar has no
+human ties, and a pair the human calls a tie has no preferred answer to be correct about
+(tbl_pairwise_agreement counts those pairs, with MT-Bench's tie rule). An order's outcome is
+its winner (a, b or tie) or none (a failed call, or one not made yet). As in the authors'
+code, which compares the stored winner strings:
 
 * correct_ab / correct_ba (their correct_False / correct_True): the outcome is the preferred
   answer; a tie or no winner is never correct. correct_average: the mean of the two shares.
@@ -27,7 +30,7 @@ import polars as pl
 from schemas.pairwise_order_accuracy import PairwiseOrderAccuracy
 from schemas.validate import validate
 from tasks.judging.parse import OK
-from tasks.pairwise.analysis import DESIGN, units
+from tasks.pairwise.analysis import DESIGN, prefers_one, units
 
 COUNTS = ("n_units", "correct_ab", "correct_ba", "correct_both", "equal", "n_none_both")
 COUNTS += ("n_ties", "n_failed", "n_missing")
@@ -54,7 +57,7 @@ def _agreement_kappa() -> pl.Expr:
 def order_accuracy_table(verdicts: pl.DataFrame) -> pl.DataFrame:
     """Per design: LLMBar's counts and κ over labelled units, with the ties and the calls
     without a winner that those counts fold in (module docstring)."""
-    labelled = pl.col("preferred").is_not_null()
+    labelled = prefers_one()
     right = {o: (pl.col(o) == pl.col("preferred")).fill_null(False) for o in ("ab", "ba")}
     per_unit = (
         units(verdicts)

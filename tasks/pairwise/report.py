@@ -56,7 +56,9 @@ PANELS: list[Panel] = [
         "Win rates and agreement with the human choice",
         "Per design, how often answer a wins (both orders pooled, so position cancels), how "
         "often the human-preferred answer wins, and how often the order-combined verdict (a "
-        "win only when it wins in both orders) is the human's choice.",
+        "win only when it wins in both orders, else a tie) is the human's label, as MT-Bench "
+        "counts agreement: with ties (a tie agrees with a human tie) and without (pairs where "
+        "neither says tie).",
     ),
     Panel(
         "tbl_pairwise_order_accuracy",
@@ -64,15 +66,17 @@ PANELS: list[Panel] = [
         "Per design, as the LLMBar paper counts them: how often the human-preferred answer wins "
         "with answer a shown first (correct_False) and with b first (correct_True), in both, "
         "and how often both orders give the same outcome (equal); a tie or a failed call is "
-        "never correct, two orders without a winner count as equal.",
+        "never correct, two orders without a winner count as equal. Pairs the human called a "
+        "tie have no preferred answer and are left out.",
     ),
     Panel(
         "tbl_verdict_tests",
         "Does a design choice change whether the judge picks the human's choice?",
-        "Each call right or wrong against the human preference (a tie is wrong, a failed call "
-        "left out): Cochran's Q over all designs on the calls every design made, and a "
-        "chi-square screen per choice, Holm / BH adjusted; McNemar and TOST for each pair of "
-        "designs differing in one choice are in tbl_verdict_impact_pairs.",
+        "Each call right or wrong against the human preference (a tie is wrong; a failed call "
+        "and a pair the human called a tie are left out): Cochran's Q over all designs on the "
+        "calls every design made, and a chi-square screen per choice, Holm / BH adjusted; "
+        "McNemar and TOST for each pair of designs differing in one choice are in "
+        "tbl_verdict_impact_pairs.",
     ),
     Panel(
         "tbl_variance_components",
@@ -121,6 +125,7 @@ AGREEMENT_COLUMNS = [
     "preferred_win_pct",
     "n_labelled_units",
     "human_acc_pct",
+    "human_acc_decisive_pct",
 ]
 
 

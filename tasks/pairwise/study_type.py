@@ -71,7 +71,10 @@ def preview(study: Study, settings: Settings) -> tuple:
     stages.load_pairs.fn(study, settings)
     pairs = warehouse.read_table(settings, "pairs", study.items_part)
     labelled = pairs["preferred"].is_not_null().sum()
-    said = f"{pairs.height} pairs, {labelled} with a human preference; each judged in both orders"
+    ties = (pairs["preferred"] == "tie").sum()
+    of_them = f" ({ties} of them a tie)" if ties else ""
+    said = f"{pairs.height} pairs, {labelled} with a human label{of_them}"
+    said += "; each judged in both orders"
     counts, notes = stages.make_plan.fn(study, settings)
     plan = warehouse.read_table(settings, "plan", study.name)
     imported = plan.filter(pl.col("prompt_version") == IMPORTED)  # never called: not costed

@@ -8,8 +8,8 @@ tbl_verdict_impact_pairs), and the variance of right-or-wrong split into judge, 
 the order of the two answers, the pair and their interactions (tbl_variance_components).
 
 A tie is wrong (it does not pick the preferred answer); a failed or missing call is no item of
-its design (the accuracy study leaves unresolved items out the same way), and an unlabelled
-pair is no item at all."""
+its design (the accuracy study leaves unresolved items out the same way), and a pair without a
+preferred answer (unlabelled, or a human tie) is no item at all."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import polars as pl
 from schemas.verdicts import VERDICT_DESIGN
 from tasks.accuracy.verdict_impact import pairs_of, tests_of
 from tasks.judging.parse import OK
+from tasks.pairwise.analysis import prefers_one
 from tasks.rating import variance
 from tasks.stats import one_blas_thread
 
@@ -28,7 +29,7 @@ def correctness(verdicts: pl.DataFrame) -> pl.DataFrame:
     """pairwise_verdicts → one row per design × scored call with a human preference: item_id
     `<pair>#<order>#<repeat>` (every design sees the same ones), correct 0/1."""
     item = pl.concat_str("pair_id", pl.lit("#"), ORDER, pl.lit("#"), pl.col("repeat"))
-    return verdicts.filter((pl.col("status") == OK) & pl.col("preferred").is_not_null()).select(
+    return verdicts.filter((pl.col("status") == OK) & prefers_one()).select(
         *VERDICT_DESIGN,
         item.alias("item_id"),
         (pl.col("winner") == pl.col("preferred")).cast(pl.Int64).alias("correct"),

@@ -46,13 +46,17 @@ baselines as (
     select study, string_agg(judge, ', ' order by judge) as baselines, count(*) as n_baselines
     from stg_baselines where study in (select study from wanted) group by study
 ),
+-- a judgment is a plan row (item × design × repeat); a call is a distinct request of a judge
+-- (identical texts share one: the count `judgelab plan` and `judgelab run` print)
 calls as (
     select study,
-           count(*) as calls_planned,
-           count(*) filter (where status <> 'missing') as calls_stored,
-           count(*) filter (where status in ('unparseable', 'out_of_range')) as parse_fail,
-           count(*) filter (where status = 'error') as error,
-           count(*) filter (where status = 'missing') as missing
+           count(*) as judgments,
+           count(distinct (judge, key)) as calls_planned,
+           count(distinct (judge, key)) filter (where status <> 'missing') as calls_stored,
+           count(distinct (judge, key)) filter (where status in ('unparseable', 'out_of_range'))
+               as parse_fail,
+           count(distinct (judge, key)) filter (where status = 'error') as error,
+           count(distinct (judge, key)) filter (where status = 'missing') as missing
     from fct_calls where study in (select study from wanted) group by study
 ),
 cost as (
@@ -65,7 +69,7 @@ cost as (
 )
 select w.study, p.judges, b.baselines, p.rewriter,
        coalesce(p.judge_designs, 0) + coalesce(b.n_baselines, 0) as designs,
-       c.calls_planned, c.calls_stored, c.parse_fail, c.error, c.missing,
+       c.judgments, c.calls_planned, c.calls_stored, c.parse_fail, c.error, c.missing,
        k.tokens, k.cost_usd, k.unpriced_judges
 from wanted w
 left join plan p using (study)
@@ -74,7 +78,7 @@ left join calls c using (study)
 left join cost k using (study)
 """
 CALL_OUTCOMES = """
-pivot (select study, judge, status from fct_calls where list_contains(?, study))
+pivot (select distinct study, judge, key, status from fct_calls where list_contains(?, study))
 on status in ('ok', 'unparseable', 'out_of_range', 'error', 'missing')
 using count(*) group by study, judge order by study, judge
 """
@@ -185,10 +189,12 @@ def summary_section(
             "fct_calls",
             "What ran",
             "One row per study: where its judgments come from (imported from files or live "
-            "calls, as the store records them), its judges and designs, how many judge calls "
-            "were planned and stored, how many answers could not be parsed (parse_fail) or "
-            "failed (error), and the tokens and cost (null when the price of a model is "
-            "unknown).",
+            "calls, as the store records them), its judges and designs, its judgments (item × "
+            "design × repeat) and the judge calls behind them (items with identical text share "
+            "one call, so calls can be fewer: `judgelab plan` and `judgelab run` count calls), "
+            "how many calls were planned and stored, how many answers could not be parsed "
+            "(parse_fail) or failed (error), and the tokens and cost (null when the price of a "
+            "model is unknown).",
             ran,
             figure=False,
         ),

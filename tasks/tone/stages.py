@@ -55,11 +55,11 @@ def plan_rewrites(study: Study, settings: Settings) -> tuple[dict[str, dict[str,
     return counts, stages.endpoint_notes(study, settings, table)
 
 
-@task(name="versions-and-checks")
-def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
-    """Originals, rule-based and LLM rewrites → `tone_versions`; every rewrite checked (facts,
-    length, direction, diversity, meaning) → `rewrite_checks`. Failed calls count as failed."""
-    texts = warehouse.read_table(settings, "tone_texts", study.name)
+def make_versions(
+    study: Study, texts: pl.DataFrame, rewrite_plan: pl.DataFrame, judgments: pl.DataFrame
+) -> pl.DataFrame:
+    """Originals, rule-based rewrites (rules: known before any call) and the LLM rewrites as the
+    stored `judgments` hold them (one not made yet keeps status `missing`, no text)."""
     axes = _axes(study)
     parts = [versions.originals(study.name, texts)]
     if study.tone.lexical:
@@ -67,19 +67,16 @@ def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
             versions.lexical(study.name, lexical.lexical_versions(texts, axis, study.seed))
             for axis in axes.values()
         ]
-    rewrite_plan = warehouse.read_table(settings, "plan", rewrite_part(study))
-    parts.append(
-        versions.llm(
-            study.name,
-            rewrite_plan,
-            store.latest_rows(settings.store_dir, ["key", "status", "raw"]),
-        )
-    )
+    parts.append(versions.llm(study.name, rewrite_plan, judgments))
     if study.rewriter is not None:
         parts.append(versions.as_written(study.name, texts, axes, study.rewriter.name))
-    table = versions.all_versions(*parts)
-    warehouse.write_table(settings, table, "tone_versions", study.name)
+    return versions.all_versions(*parts)
 
+
+def check_versions(study: Study, texts: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+    """Every rewrite of `table` checked (facts, length, direction, diversity, meaning) →
+    `rewrite_checks`; a failed or missing rewrite call is a failed `call` check."""
+    axes = _axes(study)
     rewrites = table.filter(pl.col("pole") != versions.ORIGINAL)
     done = rewrites.filter(pl.col("status") == "ok")
     found = checks.check_versions(done, texts, axes, study.tone.length_tolerance)
@@ -112,11 +109,33 @@ def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
         pl.format("rewrite call {}", "status").alias("detail"),
     )
     columns = list(RewriteChecks.to_schema().columns)
-    result = validate(
+    return validate(
         pl.concat([f.select(columns) for f in (found, meaning, failed_calls)]), RewriteChecks
     )
+
+
+def passed_versions(table: pl.DataFrame, found: pl.DataFrame) -> pl.DataFrame:
+    """The versions evaluated: originals and the rewrites that passed every check."""
+    failed = found.group_by("version_id").agg(pl.col("passed").all()).filter(~pl.col("passed"))
+    return table.filter(pl.col("status") == "ok").join(failed, on="version_id", how="anti")
+
+
+@task(name="versions-and-checks")
+def versions_and_checks(study: Study, settings: Settings) -> dict[str, int]:
+    """Originals, rule-based and LLM rewrites → `tone_versions`; every rewrite checked (facts,
+    length, direction, diversity, meaning) → `rewrite_checks`. Failed calls count as failed."""
+    texts = warehouse.read_table(settings, "tone_texts", study.name)
+    table = make_versions(
+        study,
+        texts,
+        warehouse.read_table(settings, "plan", rewrite_part(study)),
+        store.latest_rows(settings.store_dir, ["key", "status", "raw"]),
+    )
+    warehouse.write_table(settings, table, "tone_versions", study.name)
+    result = check_versions(study, texts, table)
     warehouse.write_table(settings, result, "rewrite_checks", study.name)
     passed = result.group_by("version_id").agg(pl.col("passed").all())
+    rewrites = table.filter(pl.col("pole") != versions.ORIGINAL)
     return {"versions": rewrites.height, "passed": int(passed["passed"].sum())}
 
 
@@ -126,14 +145,32 @@ def plan_evaluations(
 ) -> tuple[dict[str, dict[str, int]], list[str]]:
     """Originals and the rewrites that passed every check, each in its own evaluation call:
     counts per judge and the endpoint notes."""
-    table = warehouse.read_table(settings, "tone_versions", study.name)
-    found = warehouse.read_table(settings, "rewrite_checks", study.name)
-    failed = found.group_by("version_id").agg(pl.col("passed").all()).filter(~pl.col("passed"))
-    scored = table.filter(pl.col("status") == "ok").join(failed, on="version_id", how="anti")
+    scored = passed_versions(
+        warehouse.read_table(settings, "tone_versions", study.name),
+        warehouse.read_table(settings, "rewrite_checks", study.name),
+    )
     evals = plan.eval_plan(study, scored, load_scales())
     warehouse.write_table(settings, evals, "plan", eval_part(study))
     counts = call_counts(evals, store.done_keys(settings.store_dir))
     return counts, stages.endpoint_notes(study, settings, evals)
+
+
+def evaluations_now(
+    study: Study, settings: Settings
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """For `judgelab plan`, nothing written: the evaluation plan the run would make of the
+    versions that exist now — originals, rule-based rewrites, LLM rewrites already stored —
+    checked as the run checks them; every version; the versions evaluated. An LLM rewrite
+    not made yet has no text to evaluate: its calls are planned once it passes."""
+    texts = warehouse.read_table(settings, "tone_texts", study.name)
+    table = make_versions(
+        study,
+        texts,
+        warehouse.read_table(settings, "plan", rewrite_part(study)),
+        store.latest_rows(settings.store_dir, ["key", "status", "raw"]),
+    )
+    scored = passed_versions(table, check_versions(study, texts, table))
+    return plan.eval_plan(study, scored, load_scales()), table, scored
 
 
 def threshold(study: Study) -> float:

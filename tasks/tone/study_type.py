@@ -68,15 +68,48 @@ def check(study: Study) -> None:
 
 
 def preview(study: Study, settings: Settings) -> tuple:
-    """`judgelab plan`: the rewrite calls only (evaluations are planned once rewrites pass)."""
+    """`judgelab plan`: the rewrite calls, and the evaluation calls of every version that
+    exists before them — originals and rule-based rewrites (made by rules, checked here as the
+    run checks them), LLM rewrites already stored; an LLM rewrite not made yet is counted in
+    a line, its evaluations planned once it passes."""
+    import polars as pl
+
+    from tasks import stages as shared
     from tasks import warehouse
+    from tasks.judging import store
+    from tasks.judging.cache import call_counts
     from tasks.tone import stages as tone
+    from tasks.tone.lexical import REWRITER
+    from tasks.tone.versions import NONE, ORIGINAL
 
     tone.load_texts.fn(study, settings)
     counts, notes = tone.plan_rewrites.fn(study, settings)
-    plan = warehouse.read_table(settings, "plan", tone.rewrite_part(study))
-    said = "Tone test: rewrite calls only; evaluation calls are planned once rewrites pass."
-    return counts, notes, plan, [said]
+    rewrites = warehouse.read_table(settings, "plan", tone.rewrite_part(study))
+    evals, versions, scored = tone.evaluations_now(study, settings)
+    evaluations = call_counts(evals, store.done_keys(settings.store_dir))
+    counts |= evaluations
+    notes += [n for n in shared.endpoint_notes(study, settings, evals) if n not in notes]
+    rules = pl.col("rewriter") == REWRITER
+    llm = ~rules & ~pl.col("model").is_in([NONE])  # as_written versions are the originals
+    stored = scored.filter(llm).height
+    waiting = versions.filter(pl.col("status") == "missing").height
+    said = [
+        f"Tone test: {rewrites.height} LLM rewrite calls; "
+        f"{sum(c['planned'] for c in evaluations.values())} evaluation calls of the versions "
+        f"that pass their checks (checked now, as the run checks them): "
+        f"{scored.filter(pl.col('pole') == ORIGINAL).height} originals, "
+        f"{scored.filter(rules).height} of {versions.filter(rules).height} rule-based rewrites"
+        + (f", {stored} stored LLM rewrites" if stored else "")
+        + "."
+    ]
+    if waiting:
+        per_version = len(study.judges) * len(study.prompt_levels) * len(study.scales)
+        said.append(
+            f"{waiting} LLM rewrites not made yet: their evaluation calls (up to {waiting} × "
+            f"{per_version * study.repeats} = {waiting * per_version * study.repeats}) are "
+            "planned once they pass their checks."
+        )
+    return counts, notes, pl.concat([rewrites, evals]), said
 
 
 def part(study: Study, which: str) -> str:

@@ -203,3 +203,34 @@ def test_judges_vote_by_default() -> None:
 
     assert Analysis().consensus_votes == "model"
     assert inspect.signature(consensus).parameters["votes"].default == "model"
+
+
+def test_one_voter_says_no_consensus_instead_of_a_silent_ambiguous(settings: Settings) -> None:
+    """One judge (three designs) on every item: each item is 'ambiguous' at agreement 1.0, and
+    the run's and report's opening line (the type's headline) says why — one voter, no
+    consensus — and how to get one. Letting the designs vote, or min_designs = 1, needs no
+    word; one item of two with a lone voter is counted."""
+    from tasks.accuracy.consensus import one_voter_notes
+    from tasks.study_types import StudyType
+
+    designs = {("ja", "low"): 1, ("ja", "high"): 1, ("ja", "medium"): 1}
+    lone = _judged({"x": designs, "y": {d: 0 for d in designs}})
+    table = consensus(lone)
+    assert set(table["subset"]) == {"ambiguous"} and set(table["agreement"]) == {1.0}
+    (said,) = one_voter_notes(table).values()
+    assert said.startswith("One voter: no consensus. Every item has one judge voting")
+    assert "all 2 items count as 'ambiguous'" in said
+    assert 'consensus_votes = "design"' in said
+    assert one_voter_notes(consensus(lone, votes="design")) == {}
+    assert one_voter_notes(consensus(lone, min_designs=1)) == {}
+    one_design = _judged({"x": {("ja", "n/a"): 1}})
+    assert "add a design" in one_voter_notes(consensus(one_design, votes="design"))["s"]
+    partly = _judged({"x": {("ja", "n/a"): 1, ("jb", "n/a"): 1}, "y": {("ja", "n/a"): 0}})
+    assert one_voter_notes(consensus(partly)) == {
+        "s": "1 of 2 items have one voter (judge): no consensus, counted 'ambiguous' with no "
+        "consensus label."
+    }
+    warehouse.write_table(settings, table, "consensus", "s")
+    warehouse.publish_views(settings)
+    headline = StudyType.named("accuracy").load("headline")
+    assert headline(settings, ["s", "other"]) == {"s": said}

@@ -149,3 +149,53 @@ def test_agreement_table_by_hand() -> None:
     # combined (MT-Bench): p1 a ✓, p2 tie ✗, p3 tie ✗ (a tie in one order), p4 b ✗
     assert (row["n_labelled_units"], row["n_agree"], row["n_combined_ties"]) == (4, 1, 2)
     assert (row["human_accuracy"], row["human_accuracy_decisive"]) == (0.25, 0.5)
+    assert (row["n_human_ties"], row["n_untied_units"]) == (0, 2)
+
+
+# human ties (FairEval, MT-Bench): (pair, winner with a shown first, with b first, human label)
+TIED = [
+    ("t1", "a", "a", "a"),  # combined a = a: agrees, with and without ties
+    ("t2", "b", "b", "b"),  # combined b = b: agrees, with and without ties
+    ("t3", "tie", "tie", "tie"),  # combined tie = human tie: agrees with ties only
+    ("t4", "a", "b", "TIE"),  # orders disagree → combined tie = human tie: agrees with ties
+    ("t5", "a", "a", "tie"),  # combined a ≠ human tie: disagrees; out without ties
+    ("t6", "tie", "tie", "a"),  # combined tie ≠ a: disagrees; out without ties
+    ("t7", "b", "b", "a"),  # combined b ≠ a: disagrees, with and without ties
+    ("t8", "a", "a", None),  # no label: no unit
+]
+
+
+def tied_calls() -> pl.DataFrame:
+    rows = []
+    for pair, ab, ba, label in TIED:
+        for first, winner in (("a", ab), ("b", ba)):
+            position = "tie" if winner == "tie" else "A" if winner == first else "B"
+            rows.append((pair, first, "ok", position, winner, label and label.lower()))
+    return calls(rows)
+
+
+def test_agreement_with_human_ties_follows_mt_bench() -> None:
+    """MT-Bench's agreement: a combined tie agrees with a human tie; "w/o tie" drops every unit
+    where either says tie. The preferred-answer win rate has no answer to count on a tie."""
+    (row,) = agreement_table(tied_calls()).rows(named=True)
+    assert (row["n_labelled_units"], row["n_human_ties"]) == (7, 3)
+    assert (row["n_agree"], row["n_combined_ties"]) == (4, 3)  # t1 t2 t3 t4; t3 t4 t6
+    assert row["human_accuracy"] == 4 / 7  # w/ tie
+    assert row["n_untied_units"] == 3 and row["human_accuracy_decisive"] == 2 / 3  # t1 t2 t7
+    # decisive calls on pairs labelled a or b: t1 2, t2 2, t7 2 (t6 ties) → 4 name the answer
+    assert (row["n_labelled_calls"], row["preferred_win_rate"]) == (6, 4 / 6)
+
+
+def test_accuracy_counts_leave_human_ties_out() -> None:
+    """LLMBar's counts and the paired tests ask whether the winner is the preferred answer: a
+    pair the human calls a tie has none, so it is no unit and no item."""
+    from tasks.pairwise.order_accuracy import order_accuracy_table
+    from tasks.pairwise.verdict_tests import correctness
+
+    (row,) = order_accuracy_table(tied_calls()).rows(named=True)
+    assert (row["n_units"], row["correct_ab"], row["correct_ba"]) == (4, 2, 2)  # t1 t2 t6 t7
+    assert (row["correct_both"], row["equal"], row["n_ties"]) == (2, 4, 2)
+    scored = correctness(tied_calls())
+    pairs = scored["item_id"].str.split("#").list.first().unique()
+    assert sorted(pairs) == ["t1", "t2", "t6", "t7"]
+    assert scored["correct"].sum() == 4

@@ -110,6 +110,15 @@ def test_pair_file_loads_in_every_format(tmp_path: Path, suffix: str) -> None:
     assert set(pairs["domain"]) == {"all"} and set(pairs["source"]) == {"mine"}
 
 
+def test_pair_file_takes_tie_as_a_human_label_in_any_case(tmp_path: Path) -> None:
+    """FairEval's and MT-Bench's humans may call a pair a tie (14 of FairEval's 80)."""
+    rows = [ROWS[0] | {"pref": "TIE"}, ROWS[1] | {"pref": " Tie "}, ROWS[2] | {"pref": "a"}]
+    path = tmp_path / "ties.csv"
+    pl.DataFrame(rows).write_csv(path)
+    pairs = pairfile.load(PairFile(path=str(path), **SPEC))
+    assert pairs["preferred"].to_list() == ["tie", "tie", "a"]
+
+
 def test_pair_file_problems_name_file_line_and_column_never_the_text(tmp_path: Path) -> None:
     rows = [
         ROWS[0],

@@ -208,16 +208,19 @@ def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom:
         )
     assert {rows[k]["leniency_pct"] for k in rows if k[0] == "lenient"} == {"100"}
 
-    # the summary counts every planned call and its outcome
+    # the summary counts every planned judgment, and every call (a judge's distinct request:
+    # identical texts share one) with its outcome
     calls = warehouse.query(
         settings,
-        "select study, count(*) as n, count(*) filter (where status <> 'missing') as stored, "
-        "count(*) filter (where status in ('unparseable', 'out_of_range')) as parse_fail "
-        "from fct_calls group by study",
+        "select study, count(*) as judgments, count(distinct (judge, key)) as n, "
+        "count(distinct (judge, key)) filter (where status <> 'missing') as stored, "
+        "count(distinct (judge, key)) filter (where status in ('unparseable', 'out_of_range')) "
+        "as parse_fail from fct_calls group by study",
     )
     ran = {r["study"]: r for r in table("fct_calls")}
     assert set(ran) == set(warehouse_run.studies)
-    for study, n, stored, parse_fail in calls.rows():
+    for study, judgments, n, stored, parse_fail in calls.rows():
+        assert ran[study]["judgments"] == str(judgments)
         assert ran[study]["calls_planned"] == str(n)
         assert ran[study]["calls_stored"] == str(stored)
         assert ran[study]["parse_fail"] == str(parse_fail)

@@ -3,10 +3,13 @@ confidence, verbosity and formatting on real UKPConvArg1 arguments, the rule-bas
 only (no LLM rewriter: no rewrite calls), and a planted fake evaluator that rewards length and
 nothing else (`fake/planted`, `length_bonus`, no noise). Every axis gets its rows in
 tbl_tone_gaps and in the report; padding is rewarded and never penalised, bullets (the same
-words) move nothing; the unpadded and prose versions are the originals and cost no call."""
+words) move nothing; the unpadded and prose versions are the originals and cost no call.
+`judgelab plan` plans the evaluation calls before the run (the rule-based rewrites exist
+before any call): exactly the calls the run makes, and after it all of them stored."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -41,13 +44,26 @@ extra = { base = 1.0, length_bonus = 5.0 }
 )
 
 
+def planned(out: str) -> tuple[int, int, int]:
+    """The evaluator's planned, stored and missing calls in `judgelab plan`'s table."""
+    found = re.search(r"lengthy\s*┆\s*(\d+)\s*┆\s*(\d+)\s*┆\s*(\d+)", out)
+    assert found, out
+    return tuple(int(n) for n in found.groups())
+
+
 def test_three_axes_reach_the_gap_table_and_the_report(tmp_path: Path) -> None:
     study = tmp_path / "tone-axes.toml"
     study.write_text(STUDY)
     assert f"sample_size = {TEXTS}" in STUDY and f"repeats = {REPEATS}" in STUDY
     data = tmp_path / "data"
+    before = judgelab(data, "plan", str(study))
+    assert "Tone test: 0 LLM rewrite calls; " in before
+    n, stored, missing = planned(before)
+    assert n > TEXTS * REPEATS and (stored, missing) == (0, n)  # originals and rewrites
     judgelab(data, "run", str(study))
     settings = Settings(data_dir=data, data_mirror=mirror_dir())
+    assert store.read_store(settings.store_dir).height == n  # the plan was the run's
+    assert planned(judgelab(data, "plan", str(study))) == (n, n, 0)
 
     gaps = warehouse.query(
         settings,

@@ -2,13 +2,17 @@
 a seed per repeat so a sampling evaluator's repeats are real repeats."""
 
 import json
+import re
+from pathlib import Path
 
 import polars as pl
+import pytest
 
 from judgelab.study import Judge, Study
 from tasks.judging.scales import load_scales
 from tasks.tone.axes import load_axis
 from tasks.tone.plan import eval_plan, rewrite_plan
+from tasks.tone.similarity import local_backend_missing
 
 
 def _study(**kw) -> Study:
@@ -70,3 +74,30 @@ def test_rewrites_and_evaluations_carry_their_judges_endpoint() -> None:
         assert plan["base_key"].to_list() == base["key"].to_list()
         assert not set(plan["key"]) & set(base["key"])
         assert again["key"].to_list() == base["key"].to_list()
+
+
+@pytest.mark.skipif(local_backend_missing() is not None, reason=str(local_backend_missing()))
+def test_plan_counts_evaluations_of_rule_based_rewrites_and_names_the_llm_ones_pending(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`judgelab plan` on a tone study with an LLM rewriter: its rewrite calls, the evaluation
+    calls of the originals and the rule-based rewrites (deterministic, checked now), and a line
+    for the LLM rewrites whose evaluations wait for them (2 texts × 2 confidence poles; each
+    version is judged 3 prompt levels × 2 repeats)."""
+    from judgelab.cli import main
+    from judgelab.settings import PROJECT_ROOT
+
+    monkeypatch.setenv("JUDGELAB_DATA_DIR", str(tmp_path / "data"))
+    assert main(["plan", str(PROJECT_ROOT / "studies" / "tone.toml"), "--sample-size", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "4 LLM rewrites not made yet: their evaluation calls (up to 4 × 6 = 24)" in out
+    said = re.search(
+        r"Tone test: 4 LLM rewrite calls; (\d+) evaluation calls .*: 2 originals, "
+        r"(\d) of 4 rule-based rewrites\.",
+        out,
+    )
+    assert said, out
+    evaluations, passed = (int(n) for n in said.groups())
+    assert evaluations == (2 + passed) * 6
+    rows = dict(re.findall(r"(smollm2-\w+)\s*┆\s*(\d+)", out))
+    assert rows == {"smollm2-rewriter": "4", "smollm2-135m": str(evaluations)}
