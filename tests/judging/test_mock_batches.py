@@ -95,7 +95,8 @@ def test_batch_moves_forward_counts_progress_and_answers_each_request_once(tmp_p
     assert counts["failed"] == len(errors) and 0 < len(errors) < 20
     ids = [line["custom_id"] for line in output + errors]
     assert sorted(ids) == sorted(f"c{i}" for i in range(20))  # each exactly once
-    assert ids[: len(output)] != sorted(ids[: len(output)])  # not in the file's order
+    in_file_order = [f"c{i}" for i in range(20) if f"c{i}" in ids[: len(output)]]
+    assert ids[: len(output)] != in_file_order  # answered in another order than the file's
     assert {line["response"]["status_code"] for line in errors} == {500}
     assert all("error" in line["response"]["body"] for line in errors)
     assert {line["response"]["status_code"] for line in output} == {200}
