@@ -7,8 +7,8 @@ JSON, an out-of-range score. A message containing PERMANENT_FAILURE always gets 
 (401 bad key, 403 no permission, 404 unknown model, 400 invalid request), as providers do.
 `--fail-share S` answers a fixed share S of distinct requests (chosen by their hash) with a
 500 every time, so those calls fail after all retries.
-Every request is logged as one JSON line (time, hash of the messages, outcome), so tests
-can check which calls reached the provider and how often.
+Every request is logged as one JSON line (time, hash of the messages and of the whole body,
+outcome), so tests can check which calls reached the provider and how often.
 
 Run: python -m judgelab.testing.mock_provider --latency 0.2 --fault-rate 0.3 --log req.jsonl
 It prints `listening http://127.0.0.1:PORT` once ready.
@@ -52,6 +52,18 @@ def messages_hash(messages: list[dict]) -> str:
     return hashlib.sha256(canon.encode()).hexdigest()
 
 
+def body_hash(body: dict) -> str:
+    """The hash of a whole request body: what a provider is paid for, once per answer."""
+    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def fails_always(messages: list[dict], digest: str, fail_share: float) -> bool:
+    """A request that fails every time: it carries the marker, or its hash falls in the share."""
+    marked = any(PERMANENT_MARKER in str(m.get("content", "")) for m in messages)
+    return marked or int(digest[8:16], 16) / 16**8 < fail_share
+
+
 def _score(body: dict, digest: str) -> tuple[float, float, float]:
     fmt = body.get("response_format") or {}
     schema = (fmt.get("json_schema") or {}).get("schema") or {}
@@ -60,6 +72,34 @@ def _score(body: dict, digest: str) -> tuple[float, float, float]:
     step = spec.get("multipleOf", 1)
     u = int(digest[:8], 16) / 16**8
     return round(round((lo + u * (hi - lo)) / step) * step, 6), lo, hi
+
+
+def completion(body: dict, content: str | None = None) -> dict:
+    """The chat.completion answer to `body`: its scale-aware score unless `content` is given."""
+    messages = body.get("messages", [])
+    digest = messages_hash(messages)
+    if content is None:
+        value, _lo, _hi = _score(body, digest)
+        content = json.dumps({"score": int(value) if float(value).is_integer() else value})
+    prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
+    return {
+        "id": f"chatcmpl-{digest[:12]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "mock"),
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": 6,
+            "total_tokens": prompt_tokens + 6,
+        },
+    }
 
 
 class MockProvider:
@@ -81,9 +121,15 @@ class MockProvider:
         self.rng = random.Random(seed)
         self.log = log.open("a", buffering=1) if log else None
 
-    def _record(self, digest: str, outcome: str, model: str) -> None:
+    def _record(self, body: dict, digest: str, outcome: str) -> None:
         if self.log:
-            entry = {"t": time.time(), "model": model, "messages": digest, "outcome": outcome}
+            entry = {
+                "t": time.time(),
+                "model": body.get("model", ""),
+                "messages": digest,
+                "body": body_hash(body),
+                "outcome": outcome,
+            }
             self.log.write(json.dumps(entry) + "\n")
 
     async def chat(self, request: web.Request) -> web.Response:
@@ -93,21 +139,19 @@ class MockProvider:
         model = body.get("model", "")
         refused = self.refuse.get(model, self.refuse.get("*"))
         if refused is not None:
-            self._record(digest, f"refused_{refused}", model)
+            self._record(body, digest, f"refused_{refused}")
             kind, message = REFUSALS.get(refused, ("error", "refused"))
             return web.json_response(
                 {"error": {"message": message, "type": kind, "code": str(refused)}},
                 status=refused,
             )
-        if any(PERMANENT_MARKER in str(m.get("content", "")) for m in messages) or (
-            int(digest[8:16], 16) / 16**8 < self.fail_share
-        ):
+        if fails_always(messages, digest, self.fail_share):
             outcome = "permanent_failure"
         elif self.rng.random() < self.fault_rate:
             outcome = self.rng.choice(FAULTS)
         else:
             outcome = "ok"
-        self._record(digest, outcome, body.get("model", ""))
+        self._record(body, digest, outcome)
         await asyncio.sleep(self.latency)
         if outcome == "rate_limited":
             return web.json_response(
@@ -121,34 +165,12 @@ class MockProvider:
             )
         if outcome == "hang":
             await asyncio.sleep(self.hang)
-        value, _lo, hi = _score(body, digest)
         if outcome == "garbage":
-            content = '{"score": '  # truncated JSON
-        elif outcome == "out_of_range":
-            content = json.dumps({"score": hi + 1})
-        else:
-            content = json.dumps({"score": int(value) if float(value).is_integer() else value})
-        prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
-        return web.json_response(
-            {
-                "id": f"chatcmpl-{digest[:12]}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": body.get("model", "mock"),
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": content},
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": 6,
-                    "total_tokens": prompt_tokens + 6,
-                },
-            }
-        )
+            return web.json_response(completion(body, '{"score": '))  # truncated JSON
+        if outcome == "out_of_range":
+            _value, _lo, hi = _score(body, digest)
+            return web.json_response(completion(body, json.dumps({"score": hi + 1})))
+        return web.json_response(completion(body))
 
 
 async def serve(args: argparse.Namespace) -> None:
@@ -189,9 +211,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 @contextlib.contextmanager
-def running(log: Path | None = None, **options: float | str) -> Iterator[str]:
-    """Start the mock in its own process; yield its base URL (`…/v1`); stop it afterwards."""
-    cmd = [sys.executable, "-m", "judgelab.testing.mock_provider"]
+def spawn(module: str, log: Path | None, options: dict[str, float | str]) -> Iterator[str]:
+    """Start a mock `module` in its own process; yield its base URL (`…/v1`); stop it after."""
+    cmd = [sys.executable, "-m", module]
     for name, value in options.items():
         cmd += [f"--{name.replace('_', '-')}", str(value)]
     if log:
@@ -200,11 +222,18 @@ def running(log: Path | None = None, **options: float | str) -> Iterator[str]:
     try:
         line = proc.stdout.readline().strip()
         if not line.startswith("listening "):
-            raise RuntimeError(f"mock provider did not start: {line!r}")
+            raise RuntimeError(f"{module} did not start: {line!r}")
         yield line.removeprefix("listening ") + "/v1"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def running(
+    log: Path | None = None, **options: float | str
+) -> contextlib.AbstractContextManager[str]:
+    """Start the mock in its own process; yield its base URL (`…/v1`); stop it afterwards."""
+    return spawn("judgelab.testing.mock_provider", log, options)
 
 
 def read_log(log: Path) -> list[dict]:
