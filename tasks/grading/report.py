@@ -53,6 +53,35 @@ DRILL = DrillSpec(
 TEXTS_SQL = "select item_id, text from stg_grading_items where list_contains(?, item_id)"
 
 
+def headline(rows: pl.DataFrame) -> str:
+    """One study's answer from its designs (tbl_grading_by_design rows): the design that tells
+    right from wrong candidates best, and how far the designs' separations spread."""
+    graded = rows.filter(pl.col("separation").is_not_null())
+    if graded.is_empty():
+        return ""
+    best = graded.sort(["separation", "mae"], descending=[True, False], nulls_last=True).row(
+        0, named=True
+    )
+    lo, hi = graded["separation"].min(), graded["separation"].max()
+    said = (
+        f"{best['judge']} · {best['prompt_level']} tells right from wrong candidates best: "
+        f"separation {best['separation']:g} grade points (4 = perfectly apart)"
+    )
+    if graded.height > 1:
+        said += f"; across {graded.height} designs it spans {lo:g}–{hi:g}"
+    return said + "."
+
+
+def headlines(settings: object, studies: list[str]) -> dict[str, str]:
+    """Each study's headline from tbl_grading_by_design, as published."""
+    from tasks import warehouse
+
+    sql = "select * from tbl_grading_by_design where list_contains(?, study)"
+    table = warehouse.query(settings, sql, [studies])
+    said = {study: headline(rows) for (study,), rows in table.group_by("study")}
+    return {s: said[s] for s in studies if said.get(s)}
+
+
 def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
     """What `judgelab run` prints of the main table."""
     return [

@@ -35,6 +35,7 @@ STUDY_TYPE = StudyType(
     checks="tasks.grading.study_type:check",
     stages="tasks.grading.study_type",
     render_system="tasks.grading.prompts:render_system",
+    headline="tasks.grading.report:headlines",
     power_note=(
         "the power planner covers rating and accuracy studies; a grading study's CIs come from "
         "its bootstrap over items"

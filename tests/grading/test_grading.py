@@ -17,6 +17,7 @@ from tasks.benchmarks.truthfulqa import Question
 from tasks.grading.grades import grade_scores
 from tasks.grading.items import grading_items, grading_text, reference_pools
 from tasks.grading.prompts import render_system
+from tasks.grading.report import headline
 from tasks.judging.prompts import load_template
 from tasks.judging.scales import load_scales
 
@@ -128,6 +129,23 @@ def test_the_items_schema_refuses_a_candidate_graded_against_itself() -> None:
     )
     with pytest.raises(TableError, match="never_graded_against_itself"):
         grading_items(candidates, pools)
+
+
+def test_the_headline_names_the_best_separating_design_and_the_spread() -> None:
+    rows = pl.DataFrame(
+        {
+            "judge": ["j", "j", "k"],
+            "prompt_level": ["base", "long_icl", "base"],
+            "separation": [0.5, 2.25, 2.25],
+            "mae": [2.0, 1.5, 1.2],  # a tie on separation goes to the lower MAE
+        }
+    )
+    assert headline(rows) == (
+        "k · base tells right from wrong candidates best: separation 2.25 grade points "
+        "(4 = perfectly apart); across 3 designs it spans 0.5–2.25."
+    )
+    assert headline(rows.head(1)).endswith("(4 = perfectly apart).")
+    assert headline(rows.with_columns(pl.lit(None, pl.Float64).alias("separation"))) == ""
 
 
 @pytest.mark.slow
