@@ -81,12 +81,23 @@ ADDED: dict[str, dict[str, object]] = {
     "ensembles": {"subset": "all"},
     "threshold_shares": {"abs_bias_h": None, "abs_bias_df": None, "abs_bias_p": None},
     "tone_gaps": {"n_calls": None, "n_failed": None, "n_error": None},
+    # before human ties: none stored, so every labelled unit without a combined tie is untied
+    "pairwise_agreement": {
+        "n_human_ties": 0,
+        "n_untied_units": pl.col("n_labelled_units") - pl.col("n_combined_ties"),
+    },
 }
+
+
+def _value(value: object) -> pl.Expr:
+    """An ADDED column's value: a constant, or an expression over the part's own columns."""
+    return value if isinstance(value, pl.Expr) else pl.lit(value)
 
 
 def upgrade_parts(settings: Settings) -> list[Path]:
     """Rename the columns of parts an earlier version wrote (RENAMED) and add the columns it
-    did not write (ADDED), in place, so the views publish (an old part would fail every
+    did not write (ADDED: a constant, or an expression over the part's columns), in place, so
+    the views publish (an old part would fail every
     publish: column "judge" not found); returns the parts changed. Only each tone, ensembles
     and threshold_shares part's schema is read when there is nothing to do. The ledger's
     old row keys are read with the new names by sql/staging/stg_metric_history.sql."""
@@ -101,7 +112,7 @@ def upgrade_parts(settings: Settings) -> list[Path]:
         for path in sorted((settings.warehouse_dir / table).glob("*.parquet")):
             missing = sorted(added.keys() - pl.read_parquet_schema(path).keys())
             if missing:
-                new = [pl.lit(added[c], columns[c].dtype.type).alias(c) for c in missing]
+                new = [_value(added[c]).cast(columns[c].dtype.type).alias(c) for c in missing]
                 _replace(path, pl.read_parquet(path).with_columns(new))
                 changed.append(path)
     return changed

@@ -116,3 +116,23 @@ def test_parts_written_before_the_ensemble_subset_and_the_table8_test_publish(tm
     assert warehouse.query(
         settings, "select mean_abs_bias, abs_bias_df, abs_bias_p from tbl_bias_summary"
     ).rows() == [(0.1, None, None)]
+
+
+def test_pairwise_agreement_parts_from_before_human_ties_publish(tmp_path) -> None:
+    """A pairwise_agreement part written before human ties (no n_human_ties, n_untied_units):
+    it could hold no human tie, so its untied units are its labelled units without a combined
+    tie, and the view publishes (it failed with 'column n_human_ties not found')."""
+    settings = Settings(data_dir=tmp_path / "data")
+    agreement = _today("pairwise_agreement", study="p", judge="j", prompt_level="base")
+    agreement = agreement.with_columns(
+        n_labelled_units=pl.lit(10, pl.Int64), n_combined_ties=pl.lit(3, pl.Int64)
+    )
+    old = agreement.drop("n_human_ties", "n_untied_units")
+    warehouse.write_table(settings, old, "pairwise_agreement", "p")
+    (changed,) = warehouse.upgrade_parts(settings)
+    assert changed.parent.name == "pairwise_agreement"
+    warehouse.publish_views(settings)
+    rows = warehouse.query(
+        settings, "select n_human_ties, n_untied_units from tbl_pairwise_agreement"
+    )
+    assert rows.rows() == [(0, 7)]
