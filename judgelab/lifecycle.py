@@ -116,23 +116,17 @@ def _watch(token: str) -> None:
 
 
 def _crash_runs(runs: list[tuple[str, str]]) -> None:
-    """Mark the unfinished flow runs of a process that died Crashed. A server that no longer
-    answers (the temporary one died with the tree) is skipped: its runs are marked by the
-    next run of their studies, as always. Prefect is imported only here (seconds of CPU,
-    paid once, after a death)."""
+    """Mark the unfinished flow runs of a process that died Crashed: this process becomes
+    `python -m judgelab.owners crash URL TAG …` (it imports Prefect: seconds of CPU, paid
+    once, after a death). A server that no longer answers (the temporary one died with the
+    tree) is skipped: its runs are marked by the next run of their studies, as always."""
     from judgelab.prefect_home import answers
 
-    for api_url, tag in runs:
-        if not answers(api_url):
-            continue
-        from judgelab import owners
-
-        try:
-            lines = owners.crash_owned(api_url, tag)
-        except Exception as exc:  # the next run of the study marks them instead
-            lines = [f"could not mark the runs of {tag} Crashed: {exc}"]
-        for line in lines:
-            say(line)
+    live = [word for url, tag in runs if answers(url) for word in (url, tag)]
+    if live:
+        command = [sys.executable, "-m", "judgelab.owners", "crash", *live]
+        with contextlib.suppress(OSError):
+            os.execv(sys.executable, command)
 
 
 # --- judge requests: a stop closes the gate ------------------------------------------------

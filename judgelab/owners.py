@@ -212,3 +212,19 @@ def cancel_own_runs(why: str) -> None:
         runs = _with_subflows(client, _open(client, tags=FlowRunFilterTags(all_=[owner_tag()])))
         _end(client, runs, partial(Cancelled, message=message))
     say("recorded Cancelled: " + (", ".join(f"{r.name} ({r.id})" for r in runs) or "no run"))
+
+
+def _crash_main(args: list[str]) -> None:
+    """`python -m judgelab.owners crash URL TAG [URL TAG …]`: what a watchdog becomes when the
+    process it watched died owning flow runs (lifecycle._crash_runs)."""
+    for api_url, tag in zip(args[::2], args[1::2], strict=True):
+        try:
+            lines = crash_owned(api_url, tag)
+        except Exception as exc:  # the next run of the study marks them instead
+            lines = [f"could not mark the runs of {tag} Crashed: {exc}"]
+        for line in lines:
+            say(line)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["crash"]:
+    _crash_main(sys.argv[2:])
