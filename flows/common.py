@@ -80,7 +80,13 @@ def judge_all(
         halts.setdefault(judge, []).extend(result["halts"])
     judges = {j.name: j for j in [*study.judges, study.rewriter] if j and j.name in before}
     missing = {j: c["missing"] for j, c in before.items() if j in live}
-    failures = judge_failures(study.name, judges, made, halts, study.max_failure_share, missing)
+    failed = [j for j, c in made.items() if c.get("error")]
+    causes = (
+        stages.error_causes(settings, run_id, failed, part or study.name, table) if failed else {}
+    )
+    failures = judge_failures(
+        study.name, judges, made, halts, study.max_failure_share, missing, causes
+    )
     for failure in failures:
         # on the flow run's log in the UI; the CLI prints it once, at the end
         get_run_logger().warning(failure.line, extra={"judge_failure": True})

@@ -17,7 +17,7 @@ from flows.run_names import run_name
 from judgelab.settings import Settings
 from judgelab.study import Study, load_study
 from tasks import stages
-from tasks.judging.failures import JudgeFailures
+from tasks.judging.failures import JudgeFailures, failures_in_one_line
 from tasks.study_types import StudyType
 
 
@@ -27,6 +27,7 @@ def study_flow(
 ) -> dict | State:
     """Run one study end to end; returns call counts before and calls made now.
     `report`: end with the report stage (a suite of several studies writes one for all)."""
+    failures_in_one_line()  # its log entry, if it fails: the lines, no traceback
     settings = Settings()
     study = load_study(Path(study_file), sample_size=sample_size)
     record = StudyType.named(study.type)

@@ -15,7 +15,7 @@ from judgelab import lifecycle, owners
 from judgelab.settings import Settings
 from judgelab.study import Study, load_study, study_files
 from tasks import warehouse
-from tasks.judging.failures import JudgeFailures
+from tasks.judging.failures import JudgeFailures, failures_in_one_line
 from tasks.report.stage import report_stage
 
 
@@ -52,6 +52,7 @@ def study_suite(suite_file: str, sample_size: int | None = None) -> list[dict] |
     The run and its subflow runs are tagged with their owner process (an earlier run of
     these studies whose process died is marked Crashed first, subflows included), and
     SIGTERM / SIGINT record them Cancelled and exit."""
+    failures_in_one_line()  # its log entry, if judges failed: their lines, no traceback
     studies = [(p, load_study(p, sample_size=sample_size)) for p in study_files(suite_file)]
     lifecycle.guard_tree()  # run by `serve`: this process's workers die with it too
     owners.own_run([study.name for _, study in studies])

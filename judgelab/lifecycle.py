@@ -7,6 +7,7 @@ Only the standard library is imported at the top, so the watchdog starts in a bl
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import contextvars
 import os
@@ -37,7 +38,9 @@ def guard_tree() -> None:
     ours with Popen calls we cannot hook (the flow-run processes of `serve`, ProcessPool and
     Dask workers). The watchdog holds the read end of a pipe only this process writes to; the
     kernel closes it when this process dies, and the watchdog then finds every descendant by
-    the token it inherited in its environment, even after it was re-parented to init."""
+    the token it inherited in its environment, even after it was re-parented to init.
+    The flow runs this process owns (`watch_runs`) it then marks Crashed, unless this process
+    said at its exit that it ended normally."""
     global _watchdog
     if _watchdog is not None:
         return
@@ -48,6 +51,27 @@ def guard_tree() -> None:
         stdout=subprocess.DEVNULL,
         start_new_session=True,  # a terminal's Ctrl-C is for us, not for the watchdog
     )
+    atexit.register(_tell_watchdog, EXITED)  # not run on SIGKILL or os._exit
+
+
+EXITED = "exited"  # the watchdog's word for "this process ended normally"
+
+
+def _tell_watchdog(*words: str) -> None:
+    """One line to the watchdog (nothing when there is none, or it is gone)."""
+    if _watchdog is None or _watchdog.stdin is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        _watchdog.stdin.write((" ".join(words) + "\n").encode())
+        _watchdog.stdin.flush()
+
+
+def watch_runs(owner_tag: str, api_url: str) -> None:
+    """If this process dies without a normal exit (kill -9, a crash, a stop that could not
+    record its runs), the watchdog marks the unfinished flow runs tagged `owner_tag` on the
+    Prefect server at `api_url` Crashed, with their subflow and task runs (owners.crash_owned),
+    within seconds instead of at the next run of the study."""
+    _tell_watchdog("runs", api_url, owner_tag)
 
 
 def tree(token: str) -> list[int]:
@@ -79,8 +103,30 @@ def end_tree(token: str, grace: float = 3.0) -> None:
 
 def _watch(token: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    sys.stdin.buffer.read()  # returns at EOF: our parent is gone
-    end_tree(token)
+    runs: list[tuple[str, str]] = []  # (api url, owner tag) of the flow runs to mark
+    exited = False
+    while line := sys.stdin.buffer.readline():  # b"" at EOF: our parent is gone
+        words = line.decode().split()
+        if words[:1] == ["runs"] and len(words) == 3:
+            runs.append((words[1], words[2]))
+        exited = exited or words == [EXITED]
+    end_tree(token)  # first: no judge request goes out after this
+    if runs and not exited:
+        _crash_runs(runs)
+
+
+def _crash_runs(runs: list[tuple[str, str]]) -> None:
+    """Mark the unfinished flow runs of a process that died Crashed: this process becomes
+    `python -m judgelab.owners crash URL TAG …` (it imports Prefect: seconds of CPU, paid
+    once, after a death). A server that no longer answers (the temporary one died with the
+    tree) is skipped: its runs are marked by the next run of their studies, as always."""
+    from judgelab.prefect_home import answers
+
+    live = [word for url, tag in runs if answers(url) for word in (url, tag)]
+    if live:
+        command = [sys.executable, "-m", "judgelab.owners", "crash", *live]
+        with contextlib.suppress(OSError):
+            os.execv(sys.executable, command)
 
 
 # --- judge requests: a stop closes the gate ------------------------------------------------
@@ -295,7 +341,8 @@ def until_stopped(work: Callable[[], T], stop: Callable[[str], None]) -> T:
         )
         try:
             stop(signal.Signals(signum).name)
-        except Exception as err:  # the run stays Running; the next run marks it Crashed
+            _tell_watchdog(EXITED)  # the runs are recorded: nothing for it to mark
+        except Exception as err:  # the run stays Running; the watchdog marks it Crashed
             say(f"could not record the run Cancelled: {err}")
         _gate.settle(signalled + GRACE_S)
         say(stop_line(_gate))

@@ -1,6 +1,7 @@
-"""Which process owns a Prefect flow run. A run whose process died is marked Crashed by the
-next run of its study (Prefect itself would show it Running forever); a stopped one is
-recorded Cancelled by its own process on the way out."""
+"""Which process owns a Prefect flow run. A run whose process died is marked Crashed by that
+process's watchdog within seconds (lifecycle.watch_runs), or, when the watchdog died too (the
+machine or container went), by the next run of its study (Prefect itself would show it
+Running forever); a stopped one is recorded Cancelled by its own process on the way out."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from judgelab.lifecycle import say
+from judgelab.lifecycle import say, watch_runs
 
 if TYPE_CHECKING:
     from prefect.client.orchestration import SyncPrefectClient
@@ -152,6 +153,22 @@ def crash_orphans(client: SyncPrefectClient, studies: list[str], exclude: UUID) 
     return lines
 
 
+def crash_owned(api_url: str, tag: str) -> list[str]:
+    """Mark Crashed the unfinished flow runs of the dead owner `tag` on the server at
+    `api_url`, with their subflow and task runs: the watchdog's work when its process died
+    (lifecycle.watch_runs). One line per flow run marked."""
+    from prefect.client.schemas.filters import FlowRunFilterTags
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from prefect.states import Crashed
+
+    _, pid, _ = tag.removeprefix(OWNER).rsplit(":", 2)
+    why = f"its process {pid} on {socket.gethostname()} died (judgelab's watchdog saw it)"
+    with temporary_settings(updates={PREFECT_API_URL: api_url}), _client() as client:
+        runs = _with_subflows(client, _open(client, tags=FlowRunFilterTags(all_=[tag])))
+        _end(client, runs, partial(Crashed, message=f"judgelab: {why}"))
+    return [f"marked the run {r.name} ({r.id}) Crashed: {why}" for r in runs]
+
+
 def owned(studies: list[str]) -> AbstractContextManager[set[str]]:
     """Inside a flow: the subflow runs (and their task runs) started within carry this
     process's owner tag and these studies' tags, as the suite run does. When the suite run
@@ -174,6 +191,7 @@ def own_run(studies: list[str]) -> None:
     with _client() as client:
         if not mine <= set(run.tags):
             client.update_flow_run(run.id, tags=sorted({*run.tags, *mine}))
+        watch_runs(owner_tag(), str(client.api_url).rstrip("/"))  # if we die: Crashed
         try:
             lines = crash_orphans(client, studies, exclude=run.id)
         except Exception as exc:  # bookkeeping of earlier runs must not fail this one
@@ -194,3 +212,19 @@ def cancel_own_runs(why: str) -> None:
         runs = _with_subflows(client, _open(client, tags=FlowRunFilterTags(all_=[owner_tag()])))
         _end(client, runs, partial(Cancelled, message=message))
     say("recorded Cancelled: " + (", ".join(f"{r.name} ({r.id})" for r in runs) or "no run"))
+
+
+def _crash_main(args: list[str]) -> None:
+    """`python -m judgelab.owners crash URL TAG [URL TAG …]`: what a watchdog becomes when the
+    process it watched died owning flow runs (lifecycle._crash_runs)."""
+    for api_url, tag in zip(args[::2], args[1::2], strict=True):
+        try:
+            lines = crash_owned(api_url, tag)
+        except Exception as exc:  # the next run of the study marks them instead
+            lines = [f"could not mark the runs of {tag} Crashed: {exc}"]
+        for line in lines:
+            say(line)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["crash"]:
+    _crash_main(sys.argv[2:])

@@ -21,11 +21,11 @@ def _run_now(deployment_id: UUID) -> None:
     created with: Prefect would give it a random one)."""
     from prefect.client.orchestration import get_client
 
-    from flows.run_names import name_for
+    from flows.run_names import suite_name_for
 
     with get_client(sync_client=True) as client:
         suite_file = client.read_deployment(deployment_id).parameters["suite_file"]
-        client.create_flow_run_from_deployment(deployment_id, name=name_for(suite_file))
+        client.create_flow_run_from_deployment(deployment_id, name=suite_name_for(suite_file))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

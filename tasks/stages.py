@@ -153,6 +153,21 @@ def judge_shard(
     return {"counts": dict(counts), "worker": worker, "halts": halts}
 
 
+@task(name="error-causes")
+def error_causes(
+    settings: Settings, run_id: str, judges: list[str], part: str, table: str = "plan"
+) -> dict[str, list[str]]:
+    """The stored `error` of the calls of these judges in plan `part` that failed in this run,
+    per judge, oldest first (failures.first_cause names the first cause in a judge's line)."""
+    plan = warehouse.read_table(settings, table, part, ["key", "judge"])
+    errors = store.run_errors(settings.store_dir, run_id).join(plan, on="key")
+    errors = errors.filter(pl.col("judge").is_in(judges)).sort("created_at")
+    return {
+        judge: group["error"].fill_null("").to_list()
+        for (judge,), group in errors.group_by("judge", maintain_order=True)
+    }
+
+
 @task(name="judge-together")
 def judge_together(
     study: Study,

@@ -8,7 +8,9 @@ fix makes them). A run fails loudly when a judge stopped so, or when more than t
 
 from __future__ import annotations
 
+import logging
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import litellm
@@ -73,6 +75,35 @@ def _provider_says(message: str) -> str:
     return re.sub(r"^(?:[\w.]+: )+", "", message)[:200]
 
 
+# no answer came back at all: the request's address is the first thing to check
+UNANSWERED = re.compile(r"connection|timed out|timeout|refused|resolve", re.IGNORECASE)
+
+
+def cause(error: str, api_base: str | None = None) -> str:
+    """A stored `error` as a person reads it: the provider's words without litellm's class
+    names ("InternalServerError: litellm.InternalServerError: … OpenAIException - "), on one
+    line, and the address a request that got no answer went to."""
+    text = re.sub(r"^\w+(?:Exception|Error) - ", "", _provider_says(error).strip())
+    text = text.split(" Error_str: ")[0]  # litellm repeats the message after this
+    text = " ".join(text.split()).rstrip(".") or "unknown error"
+    if api_base and api_base not in text and UNANSWERED.search(text):
+        text += f" to {api_base}"
+    return text
+
+
+def first_cause(errors: list[str], api_base: str | None = None) -> str:
+    """The first distinct cause among a judge's failed calls (oldest first) and how many calls
+    it failed, e.g. "Connection error to http://127.0.0.1:9/v1 ×5", then how many other
+    causes there were."""
+    counts = Counter(cause(e, api_base) for e in errors)
+    if not counts:
+        return ""
+    first, n = next(iter(counts.items()))  # a Counter keeps first-seen order
+    others = len(counts) - 1
+    more = f" (+{others} other cause{'s' * (others > 1)})" if others else ""
+    return f"{first} ×{n}{more}"
+
+
 def judge_failures(
     study: str,
     judges: dict[str, Judge],
@@ -80,12 +111,15 @@ def judge_failures(
     halts: dict[str, list[dict]],
     max_share: float,
     missing: dict[str, int] | None = None,
+    causes: dict[str, list[str]] | None = None,
 ) -> list[JudgeFailure]:
     """The judges whose failures fail the run: stopped on a non-retryable error, or more than
     `max_share` of their calls made now ended as `error` (no answer after retries).
     `missing`: each judge's calls to make at the start of the run; a stopped judge's calls
     not sent are those of them not made, which counts the shards it never started (a judge
-    stopped in shard 1 of 2 sends nothing of shard 2), not only those its halts counted."""
+    stopped in shard 1 of 2 sends nothing of shard 2), not only those its halts counted.
+    `causes`: the stored `error` of each judge's calls that failed in this run, oldest first;
+    the line names the first cause and its count (`first_cause`)."""
     out = []
     for name, judge in judges.items():
         if halts.get(name):
@@ -100,14 +134,15 @@ def judge_failures(
         counts = made.get(name, {})
         total, errors = sum(counts.values()), counts.get("error", 0)
         if total and errors / total > max_share:
+            said = first_cause((causes or {}).get(name, []), judge.api_base)
             out.append(
                 JudgeFailure(
                     study,
                     name,
                     f"study {study!r}: judge {name!r} ({judge.model}): {errors} of {total} "
                     f"calls failed ({errors / total:.0%} > max_failure_share "
-                    f"{max_share:.0%}) — see the `error` column of the store; run again to "
-                    "retry them",
+                    f"{max_share:.0%}){': ' + said if said else ''} — see the `error` column "
+                    "of fct_calls; run again to retry them",
                 )
             )
     return out
@@ -123,3 +158,25 @@ class JudgeFailures(RuntimeError):
 
     def __str__(self) -> str:
         return "; ".join(f.line for f in self.failures)
+
+    def __repr__(self) -> str:  # Prefect logs `%r` of a flow's exception: the lines, not results
+        return f"JudgeFailures: {self}"
+
+
+class FailuresInOneLine(logging.Filter):
+    """A flow run that ends on `JudgeFailures` is an outcome, not a bug: its log entry (Prefect
+    logs "Encountered exception during execution" with a traceback, on the UI's Logs tab and
+    the terminal) keeps its one line and drops the traceback, which only shows our raise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], JudgeFailures):
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def failures_in_one_line() -> None:
+    """Install `FailuresInOneLine` on the loggers of Prefect's flow runs (once; after Prefect
+    has set up its logging, which keeps a logger's filters when it runs again)."""
+    logger = logging.getLogger("prefect.flow_runs")
+    if not any(isinstance(f, FailuresInOneLine) for f in logger.filters):
+        logger.addFilter(FailuresInOneLine())

@@ -60,6 +60,15 @@ def latest_rows(store_dir: Path, columns: list[str] | None = None) -> pl.DataFra
     return latest(read_store(store_dir, cols))
 
 
+def run_errors(store_dir: Path, run_id: str) -> pl.DataFrame:
+    """The calls run `run_id` stored as `error` (key, error, created_at), oldest first;
+    calls still in the journal are moved in first."""
+    compact_journal(store_dir)
+    rows = read_store(store_dir, ["key", "status", "error", "run_id", "created_at"])
+    mine = rows.filter((pl.col("run_id") == run_id) & (pl.col("status") == ERROR))
+    return mine.sort("created_at").select("key", "error", "created_at")
+
+
 def done_keys(store_dir: Path) -> pl.DataFrame:
     """Keys whose newest row is final (anything but `error`): these are never called again.
     Includes calls still in the journal (finished by a run that is running or was killed)."""

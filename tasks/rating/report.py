@@ -125,7 +125,8 @@ def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
             pl.col("prompt_level").alias("prompt"),
             "scale",
             pl.col("n_items").alias("n"),
-            pl.col("parse_fail_pct").alias("fail%"),
+            # every failed call, as in n_failed: unanswered (error_rate) and unparseable
+            (pl.col("parse_fail_pct") + 100 * pl.col("error_rate")).round(1).alias("fail%"),
             ci("bias").alias("bias [95% CI]"),
             pl.col("mae"),
             "sig",

@@ -93,3 +93,39 @@ def test_failure_share_decides_the_exit_code(tmp_path: Path, prefect_api: str) -
                 assert "'mock-a'" in line and "max_failure_share 20%" in line, line
     assert all(0.2 < s < 0.5 for s in shares.values()), shares
     assert codes == {None: 1, 0.5: 0}, codes
+
+
+def test_unreachable_api_base_names_its_cause_everywhere(tmp_path: Path, prefect_api: str) -> None:
+    """A judge whose api_base nothing listens on: the cause and its count are in the CLI's
+    line, the warning on the study's flow run, the run's summary artifact; fail% counts the
+    unanswered calls; and no log entry of either run is a repr or a traceback."""
+    api = Api(prefect_api)
+    dead = "http://127.0.0.1:9/v1"  # the discard port: connection refused
+    study = write_study(tmp_path / "deadbase.toml", dead, ["mock-dead"], name="deadbase")
+    study.write_text(study.read_text().replace("timeout", "max_attempts = 2\ntimeout"))
+    proc = run_cli(tmp_path / "data", prefect_api, "run", str(study))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    cause = f"Connection error to {dead} ×40"  # 10 items × 2 prompts × 2 scales
+    (line,) = judgelab_lines(proc.stderr)
+    assert "'mock-dead'" in line and "40 of 40 calls failed" in line and cause in line, line
+    fail_pct = [x for x in proc.stdout.splitlines() if "mock-dead" in x and "┆" in x]
+    assert len(fail_pct) == 4 and all("┆ 100.0 ┆" in x for x in fail_pct), proc.stdout
+
+    settings = Settings(data_dir=tmp_path / "data")
+    (run_id,) = warehouse.query(settings, "select distinct run_id from tbl_runs")["run_id"]
+    suite_id = api.get(f"/task_runs/{api.get(f'/flow_runs/{run_id}')['parent_task_run_id']}")
+    warnings = [g["message"] for g in flow_logs(api, run_id) if g["level"] == 30]
+    assert any(cause in m and "'mock-dead'" in m for m in warnings), warnings
+    for flow_run_id in (run_id, suite_id["flow_run_id"]):
+        logs = flow_logs(api, flow_run_id)
+        assert any(g["level"] == 40 for g in logs)  # the run's exception, logged
+        for entry in logs:
+            message = entry["message"]
+            assert "\n" not in message and "JudgeFailure(" not in message, message
+            assert "{'study'" not in message and "Traceback" not in message, message
+
+    (artifact,) = api.post(
+        "/artifacts/filter",
+        {"artifacts": {"key": {"any_": ["report-deadbase"]}, "flow_run_id": {"any_": [run_id]}}},
+    )
+    assert f"): {cause} — " in artifact["data"], artifact["data"]

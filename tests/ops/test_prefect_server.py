@@ -167,14 +167,14 @@ def test_scheduled_run_makes_only_the_new_judges_calls(tmp_path: Path, prefect_a
     assert not elsewhere, (report.resolve(), elsewhere)
     assert sum("First run of sched" in t for t in texts) == 1
     assert any("## Calls by outcome" in t and "| sched | mock-b | 40 |" in t for t in texts)
-    # runs are named by study; one at a time: a run due while another is going is cancelled
+    # suite runs are named by study; one at a time: a run due while another is going is cancelled
     flow_runs = api.post("/flow_runs/filter", {"deployments": {"id": {"any_": [deployment["id"]]}}})
     # a run is named when it starts: those that ran to the end (a run serve's stop cuts
     # short may have started before the engine named it)
     done = [r["name"] for r in flow_runs if r["state_type"] == "COMPLETED"]
     seen = [(r["name"], r["state_type"], r["start_time"]) for r in flow_runs]
     # (two runs ran: tbl_runs above; once serve stops, Prefect may list one of them otherwise)
-    assert done and all(name.startswith("sched-") for name in done), seen
+    assert done and all(name.startswith("suite-sched-") for name in done), seen
     deployment = api.get(f"/deployments/{deployment['id']}")
     assert deployment["global_concurrency_limit"]["limit"] == 1
     assert deployment["concurrency_options"]["collision_strategy"] == "CANCEL_NEW"

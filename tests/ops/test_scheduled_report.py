@@ -70,7 +70,7 @@ def test_a_scheduled_run_writes_its_report(tmp_path: Path, prefect_api: str) -> 
     deployment = api.get("/deployments/name/study-suite/nightly")
     assert deployment["global_concurrency_limit"]["limit"] == 1
     assert deployment["concurrency_options"]["collision_strategy"] == "CANCEL_NEW"
-    assert run["name"].startswith("schedrep-")
+    assert run["name"].startswith("suite-schedrep-")  # the suite run; its subflow: schedrep-
 
     report = data / "reports" / "nightly.html"
     assert report.is_file() and "schedrep" in report.read_text(encoding="utf-8")

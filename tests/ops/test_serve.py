@@ -20,7 +20,15 @@ import pytest
 from conftest import mirror_dir
 from mockstudy import ENV, write_study
 from prefect_api import Api
-from test_shutdown import alive, open_task_runs, requests, start_run, study_runs, tree_token
+from test_shutdown import (
+    alive,
+    open_task_runs,
+    requests,
+    start_run,
+    study_runs,
+    tree_token,
+    watchdog,
+)
 
 from judgelab import lifecycle, owners
 from judgelab.settings import PROJECT_ROOT
@@ -195,8 +203,9 @@ def test_kill_9_of_serve_leaves_no_run_running(tmp_path: Path, prefect_api: str)
 
 
 def test_next_run_marks_a_subflow_left_running_crashed(tmp_path: Path, prefect_api: str) -> None:
-    """kill -9 of `serve` and its flow-run process at once (its process group: nothing is
-    left to record the runs), then the suite run is ended Crashed as a zombie detector would
+    """kill -9 of `serve` and its flow-run process at once (its process group) and of their
+    watchdogs (as when the machine goes: nothing is left to record the runs), then the
+    suite run is ended Crashed as a zombie detector would
     (a Prefect automation on missing heartbeats; the flow engine itself when its stop fails),
     its `rating-study` subflow still Running. The next run of the study finds the subflow by
     its owner tag and marks it Crashed, with its task runs; untagged, it stayed Running."""
@@ -210,6 +219,9 @@ def test_next_run_marks_a_subflow_left_running_crashed(tmp_path: Path, prefect_a
             wait_for(lambda: requests(log) >= 8, 240, "judge calls")  # mid-judging
             engine = flow_run_process(serve.pid)
             assert engine, "no flow-run process of serve"
+            for pid in (serve.pid, engine):
+                dog, _ = wait_for(lambda pid=pid: watchdog(pid), 30, "a watchdog")
+                os.kill(dog, signal.SIGKILL)
         finally:
             os.killpg(serve.pid, signal.SIGKILL)
             serve.wait()

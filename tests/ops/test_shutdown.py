@@ -72,9 +72,9 @@ def quiet_moment(log: Path, at_least: int, quiet: float, timeout: float) -> None
             seen, since = n, time.monotonic()
 
 
-def tree_token(pid: int) -> str:
-    """The process-tree token of `pid` (lifecycle.guard_tree), from its watchdog's command
-    line: its own /proc environ shows the environment it started with, not the token."""
+def watchdog(pid: int) -> tuple[int, str] | None:
+    """The watchdog of `pid` (lifecycle.guard_tree): its pid and the process-tree token on its
+    command line (the parent's own /proc environ shows the environment it started with)."""
     for child in filter(str.isdigit, os.listdir("/proc")):
         try:
             ppid = int(Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[1])
@@ -82,8 +82,14 @@ def tree_token(pid: int) -> str:
         except OSError:
             continue
         if ppid == pid and b"judgelab.lifecycle" in argv and b"watch" in argv:
-            return argv[argv.index(b"watch") + 1].decode()
-    return ""
+            return int(child), argv[argv.index(b"watch") + 1].decode()
+    return None
+
+
+def tree_token(pid: int) -> str:
+    """The process-tree token of `pid` (lifecycle.guard_tree), "" before its watchdog runs."""
+    found = watchdog(pid)
+    return found[1] if found else ""
 
 
 def prefect_server_of(token: str) -> int | None:
@@ -158,6 +164,53 @@ def test_watchdog_ends_the_tree_of_a_killed_process() -> None:
     assert 2.5 < time.monotonic() - started < 6  # SIGTERM; SIGKILL 3 s later for the deaf one
 
 
+WATCHED = """
+import os, signal, sys
+from judgelab import lifecycle
+lifecycle.guard_tree()
+lifecycle.watch_runs("judgelab-owner:host:1:2", sys.argv[1])
+print("watched", flush=True)
+if sys.argv[2] == "killed":
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize("end", ["exits", "killed"])
+def test_watchdog_marks_runs_only_of_a_process_that_died(tmp_path: Path, end: str) -> None:
+    """A process that registered its runs (lifecycle.watch_runs) and then exits normally
+    leaves its watchdog nothing to do; killed, its watchdog turns to the Prefect server at
+    once (here a stand-in that only counts requests: not a Prefect server, so it stops there)."""
+    import http.server
+    import threading
+
+    asked: list[str] = []
+
+    class Counting(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/api"
+        child = subprocess.run(
+            [sys.executable, "-c", WATCHED, url, end],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,  # returns once the watchdog, which holds its stderr, is gone too
+        )
+    finally:
+        server.shutdown()
+    assert child.stdout == "watched\n", child.stderr
+    assert asked == ([] if end == "exits" else ["/api/health"]), child.stderr
+
+
 def test_owner_gone_only_when_its_process_is() -> None:
     me = owners.owner_tag()
     assert owners.gone(me) is None
@@ -213,6 +266,33 @@ def test_kill_9_takes_the_temporary_server_along_and_the_next_run_marks_it_crash
         assert line.startswith("judgelab: marked the earlier run ")
         assert f"of study {study_name} Crashed" in line
         assert f"its process {run.pid} on {socket.gethostname()} is gone" in line
+
+
+@pytest.mark.slow
+def test_kill_9_of_a_run_marks_it_crashed_within_seconds(tmp_path: Path, prefect_api: str) -> None:
+    """kill -9 of `judgelab run` (its pid only) against a Prefect server that outlives it:
+    its watchdog marks the suite run and its study subflow Crashed, with their task runs,
+    within seconds, no next run needed, and says so on the run's stderr."""
+    api, log = Api(prefect_api), tmp_path / "requests.jsonl"
+    study_name = f"k9-{uuid.uuid4().hex[:8]}"
+    with mock_provider.running(log, latency=0.5) as url:
+        study = write_study(tmp_path / "k.toml", url, ["mock-a"], name=study_name, sample_size=60)
+        run = start_run(tmp_path, study, PREFECT_API_URL=prefect_api)
+        wait_for(lambda: requests(log) >= 8, 240, "judge calls")  # mid-judging: 240 planned
+        assert {r["state_type"] for r in study_runs(api, study_name)} == {"RUNNING"}
+        killed_at = time.monotonic()
+        run.kill()
+        err = run.communicate(timeout=120)[1]  # once the watchdog, holding its stderr, is done
+        runs = study_runs(api, study_name)
+        took = time.monotonic() - killed_at
+    print(f"marked Crashed {took:.1f} s after kill -9")
+    assert len(runs) == 2 and {r["state_type"] for r in runs} == {"CRASHED"}, runs
+    assert not open_task_runs(api, runs)  # the judge shard is not left running
+    assert all("watchdog" in r["state"]["message"] for r in runs)
+    lines = [x for x in err.splitlines() if x.startswith("judgelab: marked the run ")]
+    assert sorted(x.split("(")[1].split(")")[0] for x in lines) == sorted(r["id"] for r in runs)
+    assert all(f"its process {run.pid} on {socket.gethostname()} died" in x for x in lines)
+    assert took < 60
 
 
 GRACE = 0.05  # s: a request already on its way when the signal came (see _stop_mid_judging)

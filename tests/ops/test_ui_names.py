@@ -1,6 +1,7 @@
 """Against a real `prefect server`: the UI answers the operator — flow runs are named by study
-and start minute, judge shards by judge and shard, and each shard's progress lines (a warning
-when calls failed) are on its run's Logs tab while the terminal prints each line once."""
+and start minute (the suite's own run `suite-…`) and tagged with the study, judge shards by
+judge and shard, and each shard's progress lines (a warning when calls failed) are on its
+run's Logs tab while the terminal prints each line once."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from mockstudy import run_cli, write_study
 from prefect_api import Api
 
+from judgelab import owners
 from judgelab.testing import mock_provider
 
 pytestmark = pytest.mark.slow
@@ -43,8 +45,12 @@ def test_runs_are_named_and_progress_reaches_the_logs(tmp_path: Path, prefect_ap
 
     runs = api.post("/flow_runs/filter", {"flow_runs": {"name": {"like_": "uinames-"}}})
     assert len(runs) == 2  # the suite and its study subflow
-    assert all(re.fullmatch(r"uinames-\d{8}-\d{4}", r["name"]) for r in runs), runs
     (study_run,) = [r for r in runs if r["parent_task_run_id"]]
+    (suite_run,) = [r for r in runs if not r["parent_task_run_id"]]
+    # two names, not one twice; and the study's tag on both, for filtering in the UI
+    assert re.fullmatch(r"uinames-\d{8}-\d{4}", study_run["name"]), runs
+    assert re.fullmatch(r"suite-uinames-\d{8}-\d{4}", suite_run["name"]), runs
+    assert all(owners.STUDY + "uinames" in r["tags"] for r in runs), runs
 
     tasks = api.post(
         "/task_runs/filter", {"flow_runs": {"id": {"any_": [study_run["id"]]}}, "limit": 200}
