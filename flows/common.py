@@ -17,6 +17,7 @@ from tasks.judging.cache import n_shards
 from tasks.judging.failures import JudgeFailure, JudgeFailures, judge_failures
 from tasks.judging.runlock import study_lock
 from tasks.report.stage import report_stage
+from tasks.runs import RunSummary
 
 
 def task_runner(settings: Settings) -> TaskRunner:
@@ -181,7 +182,7 @@ def end_run(
     failures: list[JudgeFailure] | None = None,
     notes: list[str] | None = None,
     canary_run: CanaryRun | None = None,
-) -> dict | State:
+) -> RunSummary | State:
     """Every study run ends alike: the ledger entry, the views, the UI's table artifacts, the
     report (data/reports/<run_file stem>.html and its markdown artifact; None: the suite
     writes one for all its studies). Returns the run's summary (calls before and made,
@@ -194,7 +195,7 @@ def end_run(
     stages.record_run(study, settings, run_id, started_at, summed_counts(made, canary_run.made))
     views = stages.publish_stage(settings)
     stages.publish_artifacts(study, settings)
-    summary = {
+    summary: RunSummary = {
         "study": study.name,
         "type": study.type,
         "run_id": run_id,
@@ -221,7 +222,7 @@ def end_run(
     return summary
 
 
-def drifted_state(summaries: list[dict], data: object) -> State:
+def drifted_state(summaries: list[RunSummary], data: object) -> State:
     """A Completed state named "Drifted" (the UI shows the name) carrying the summaries:
     the run did its work, and a canary moved beyond its judge's noise."""
     n = sum(len(s.get("canary", {}).get("alerts", [])) for s in summaries)

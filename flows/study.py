@@ -18,18 +18,24 @@ from judgelab.settings import Settings
 from judgelab.study import Study, load_study
 from tasks import stages
 from tasks.judging.failures import JudgeFailures, failures_in_one_line
+from tasks.runs import RunSummary
 from tasks.study_types import StudyType
 
 
 @flow(name="study", flow_run_name=run_name)
 def study_flow(
-    study_file: str, sample_size: int | None = None, report: bool = True
-) -> dict | State:
-    """Run one study end to end; returns call counts before and calls made now.
-    `report`: end with the report stage (a suite of several studies writes one for all)."""
+    study_file: str,
+    sample_size: int | None = None,
+    report: bool = True,
+    study: Study | None = None,
+) -> RunSummary | State:
+    """Run one study end to end; returns its summary (calls before and made now, …).
+    `report`: end with the report stage (a suite of several studies writes one for all).
+    `study`: the study file as the suite parsed it (None: parse `study_file` here), so a
+    run parses each study file once."""
     failures_in_one_line()  # its log entry, if it fails: the lines, no traceback
     settings = Settings()
-    study = load_study(Path(study_file), sample_size=sample_size)
+    study = study or load_study(Path(study_file), sample_size=sample_size)
     record = StudyType.named(study.type)
     run_id = str(flow_run.get_id() or "local")
     started_at = datetime.now(UTC)

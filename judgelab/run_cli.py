@@ -30,7 +30,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     failures = []
     # before the server starts (a judge that cannot run writes nothing): the litellm import of
     # the provider and key checks overlaps the embedded model's probe
-    preflight(args.study)
+    studies = [study for _, study in preflight(args.study)]  # parsed once, for the run too
     with prefect_home.prefect_api() as api_ready:  # a temporary server boots meanwhile
         from flows.suite import study_suite
         from tasks.judging.failures import JudgeFailures
@@ -40,7 +40,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         api_ready()
         started = time.perf_counter()
         try:
-            results = study_suite(suite_file=args.study, sample_size=sample)
+            results = study_suite(suite_file=args.study, sample_size=sample, studies=studies)
         except JudgeFailures as exc:  # the results are published; the run still fails
             results, failures = exc.results, exc.failures
     print_calls(results, failures)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NotRequired, TypedDict
 
 import polars as pl
 
@@ -13,6 +14,26 @@ from schemas.validate import validate
 from tasks.study_types import StudyType
 
 UTC_US = pl.Datetime("us", "UTC")
+Counts = dict[str, dict[str, int]]  # per judge: calls by status (or planned / stored / missing)
+
+
+class RunSummary(TypedDict):
+    """What one study run returns to the suite, the report stage and `judgelab run`: calls
+    planned before it and made by it, where they ran, the views published, the plan's notes,
+    the canary's batch (tasks/canary.py), and, when the run wrote one, the report's path. A
+    plain dict on the wire, so Prefect can keep it as the flow run's result."""
+
+    study: str
+    type: str  # the study type (tasks/study_types.py)
+    run_id: str
+    before: Counts  # per judge: planned / stored / missing calls when the run began
+    made: Counts  # per judge: calls made by this run, by status
+    workers: list[str]  # hosts and processes that made them
+    views: list[str]  # the views published
+    notes: list[str]  # one-line warnings of the plan (foreign endpoints, …)
+    canary: dict  # CanaryRun as a dict: bucket, before, made, alerts
+    report: NotRequired[str]  # the report's path, when this run wrote it
+    checked: NotRequired[dict]  # tone: the rewrites' checks (its round's `then`)
 
 
 def run_rows(

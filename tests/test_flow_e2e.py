@@ -184,3 +184,43 @@ def test_default_suite_runs_every_study_every_view_and_never_prints_texts(tmp_pa
     assert printed.count("smollm2-135m") == 24
     csv = judgelab(data, "show", "tbl_rating_performance", "--format", "csv")
     assert len(csv.strip().splitlines()) == 1 + table.height
+
+
+PARSE_COUNTER = """
+import collections, sys
+import judgelab.study as study
+parsed = collections.Counter()
+read_toml = study.read_toml
+def counted(path, text):
+    parsed[str(path)] += 1
+    return read_toml(path, text)
+study.read_toml = counted
+from judgelab import cli
+rc = cli.main(sys.argv[1:])
+print("parsed", sorted(parsed.values()))
+sys.exit(rc)
+"""
+
+
+def test_a_run_parses_its_study_file_once(tmp_path: Path) -> None:
+    """`judgelab run` parses each study file once: the preflight's parse is the one the suite
+    and the study flow run (they parsed it again, twice, before)."""
+    study = tmp_path / "fake.toml"
+    study.write_text(FAKE_STUDY.replace("sample_size = 8", "sample_size = 2"))
+    proc = subprocess.run(
+        [sys.executable, "-c", PARSE_COUNTER, "run", str(study), "--sample-size", "1"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={
+            **os.environ,
+            **CI_SERVER,
+            "JUDGELAB_DATA_DIR": str(tmp_path / "data"),
+            "JUDGELAB_DATA_MIRROR": str(mirror_dir()),
+            "FAKE_JUDGE_KEY": "k",
+        },
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert calls_made(proc.stdout, "fake-hash") == 4  # the override reached the flow: 1 item
+    assert proc.stdout.splitlines()[-1] == "parsed [1]"
