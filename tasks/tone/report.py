@@ -31,9 +31,9 @@ PANELS: list[Panel] = [
     Panel(
         "tbl_tone_per_text",
         "Per-text tone gap",
-        "Each point is one text's mean score for version A (confident / native) minus "
-        "version B (hesitant / non-native); points above 0 are texts the evaluator scored "
-        "higher when they only sounded more confident.",
+        "Each point is one text's mean score for version A minus version B on one axis (A: "
+        "confident, native, padded or bullets; B: hesitant, non-native, as written or prose), "
+        "so points above 0 are texts the evaluator scored higher for the style of A alone.",
         figures.tone_per_text,
         "no text has both versions scored",
     ),
