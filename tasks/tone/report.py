@@ -50,7 +50,7 @@ PANELS: list[Panel] = [
         "tbl_tone_flips",
         "Verdict flips across pass marks",
         "For every pass mark from 1 to 10, the share of texts that pass only as version A "
-        "minus those that pass only as version B; above 0 the confident wording buys passes.",
+        "minus those that pass only as version B; above 0 the style of version A buys passes.",
         figures.tone_flips,
         "no pass mark has a net flip",
     ),

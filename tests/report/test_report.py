@@ -380,9 +380,9 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
         gaps, fig = drawn["tone_gaps"]
         ratio_ax, flip_ax = fig.axes[:2]
         assert [t.get_text() for t in ratio_ax.texts] == [
-            "B never\nwins" if wins else "no wins" for wins in gaps["n_a_wins"]
+            "B never wins" if wins else "no wins" for wins in gaps["n_a_wins"]
         ]
-        assert {p.get_height() for p in flip_ax.patches} == {0.0}  # no share: empty bars
+        assert {p.get_width() for p in flip_ax.patches} == {0.0}  # no share: empty bars
         rewrites, fig = drawn["rewrite_pass_rates"]
         pass_ax, fail_ax = fig.axes[:2]
         assert [t.get_text() for t in pass_ax.texts] == [
