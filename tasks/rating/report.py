@@ -42,6 +42,7 @@ PANELS: list[Panel] = [
         "human ratings in that prompt level × scale cell, and the colour is α itself.",
         figures.judge_ranking,
         "no design has an α",
+        min_judges=2,
     ),
     Panel(
         "tbl_ensembles",
@@ -64,6 +65,7 @@ PANELS: list[Panel] = [
         "'+ baselines' line (only with ensemble_baselines = true) lets baselines join.",
         figures.ensemble_size,
         "no ensemble size could be filled (n_possible 0)",
+        min_judges=2,
     ),
     Panel(
         "tbl_design_impact_single",

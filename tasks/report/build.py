@@ -73,6 +73,11 @@ left join baselines b using (study)
 left join calls c using (study)
 left join cost k using (study)
 """
+# each study's LLM judges (not its baselines, not its rewriter), for the figures that need two
+JUDGES = """
+select study, list(distinct judge order by judge) as judges
+from stg_plan where list_contains(?, study) and scale <> ? group by study
+"""
 CALL_OUTCOMES = """
 pivot (select study, judge, status from fct_calls where list_contains(?, study))
 on status in ('ok', 'unparseable', 'out_of_range', 'error', 'missing')
@@ -116,22 +121,60 @@ def sensitive(task: str, root: Path = PROMPTS_DIR) -> bool:
         return False
 
 
+def judges_of(settings: Settings, studies: list[str]) -> dict[str, list[str]]:
+    """Each study's LLM judges as its plan lists them (a study without a plan: none)."""
+    found = dict(warehouse.query(settings, JUDGES, [studies, REWRITE_SCALE]).rows())
+    return {s: found.get(s) or [] for s in studies}
+
+
+def too_few_judges(
+    panel: Panel, table: pl.DataFrame, judges: dict[str, list[str]] | None
+) -> tuple[pl.DataFrame, str | None]:
+    """The rows of the studies with enough judges for the panel's figure, and a line naming
+    the others ("one-rating has one judge (j1)"); every row when `judges` is not known."""
+    if panel.min_judges < 2 or judges is None or "study" not in table.columns:
+        return table, None
+    few = [s for s in plotting.ordered(table, "study") if len(judges.get(s, [])) < panel.min_judges]
+    if not few:
+        return table, None
+    said = "; ".join(
+        f"{s} has {len(judges.get(s, [])) or 'no'} judge"
+        + (f" ({', '.join(judges[s])})" if judges.get(s) else "s")
+        for s in few
+    )
+    line = (
+        f"Not drawn for {', '.join(few)}: this figure compares {panel.min_judges} or more "
+        f"judges, and {said}; the rows are in the table below"
+    )
+    return table.filter(~pl.col("study").is_in(few)), line
+
+
 def make_block(
     panel: Panel,
     table: pl.DataFrame,
     prefix: str,
     drill_ids: dict[tuple, str] | None = None,
     render: Render = plotting.render,
+    judges: dict[str, list[str]] | None = None,
 ) -> Block:
     """Draw a panel's figure from its rows (`render`: draw and write SVG, or find it in a
     FigureCache); rows with a drill-down (`drill_ids`: the view's row key → design id) carry
-    its id."""
+    its id. A figure that needs more judges than a study has (`judges`: each study's) leaves
+    that study out and says so in one line; its rows stay in the table."""
     rows = row_ids(panel.view, table, drill_ids or {})
     if panel.draw is None:
         return Block(panel.view, panel.title, panel.guide, table, figure=False, drill=rows)
-    svg = render(panel.draw, table, prefix) if table.height else None
+    drawn, skipped = too_few_judges(panel, table, judges)
+    svg = render(panel.draw, drawn, prefix) if drawn.height else None
     return Block(
-        panel.view, panel.title, panel.guide, table, svg=svg, note=panel.why_blank, drill=rows
+        panel.view,
+        panel.title,
+        panel.guide,
+        table,
+        svg=svg,
+        note=panel.why_blank if drawn.height else None,  # None: no study left to draw
+        drill=rows,
+        skipped=skipped,
     )
 
 
@@ -364,6 +407,7 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     out = Path(out)
     cache = FigureCache(settings.data_dir / "cache" / "figures" / out.stem)
     sources = provenance.labels(provenance.study_sources(settings, studies))
+    judges = judges_of(settings, studies)
     sections = [summary_section(settings, studies, types, sources, cache.render)]
     for kind in StudyType.every():
         of_kind = [s for s in studies if types[s] == kind.name]
@@ -377,6 +421,7 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
                 f"{kind.name}-{i}",
                 ids.get(panel.view),
                 cache.render,
+                judges,
             )
             for i, panel in enumerate(report.PANELS, 1)
         ]

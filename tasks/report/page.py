@@ -101,6 +101,7 @@ class Block:
     svg: str | None = None
     note: str | None = None
     drill: tuple[str | None, ...] | None = None  # per row: its drill-down's design id
+    skipped: str | None = None  # the studies the figure leaves out, and why (one line)
 
 
 @dataclass(frozen=True)
@@ -201,13 +202,15 @@ def render_block(block: Block, anchor: str) -> str:
         parts.append(_hint(block))
         parts.append(render_table(block.table, block.view, block.drill))
     else:
-        if block.svg is None:
+        if block.skipped:
+            parts.append(f'<p class="empty" data-view="{view}">{escape(block.skipped)}.</p>')
+        if block.svg is None and (block.note is not None or not block.skipped):
             note = f": {block.note}" if block.note else ""
             parts.append(
                 f'<p class="empty" data-view="{view}">Nothing to draw from '
                 f"<code>{view}</code> ({_rows(block.table.height)}){escape(note)}.</p>"
             )
-        else:
+        elif block.svg is not None:
             parts.append(
                 f'<figure data-view="{view}">{block.svg}<figcaption>Source: <code>{view}</code>'
                 f" ({_rows(block.table.height)}).</figcaption></figure>"

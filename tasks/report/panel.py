@@ -21,3 +21,6 @@ class Panel:
     guide: str
     draw: Draw | None = None
     why_blank: str = ""  # shown when the view has rows but nothing to draw
+    # judges a study needs for the figure to say anything (a rank among judges, ensembles of
+    # different judges): with fewer, one line says so instead (the table stays)
+    min_judges: int = 1

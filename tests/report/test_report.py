@@ -555,3 +555,51 @@ def test_figure5_draws_the_triples_without_the_outlier_scale_as_their_own_panel(
         "tox · without bipolar3: ensembles of three judge designs",
     ]
     assert [ax.patches[0].get_height() for ax in axes] == [25.2, 4.6]
+
+
+def ranking_rows(study: str, judges: list[str]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "study": [study] * len(judges),
+            "kind": ["judge"] * len(judges),
+            "prompt_level": ["base"] * len(judges),
+            "scale": ["likert7"] * len(judges),
+            "rank": list(range(1, len(judges) + 1)),
+            "judge": judges,
+            "kripp_alpha": [0.9 - 0.1 * i for i in range(len(judges))],
+        }
+    )
+
+
+def test_a_figure_comparing_judges_gives_a_one_judge_study_one_line() -> None:
+    """Figure 4 ranks judges: a study with one judge would be "#1" in every cell. It is left
+    out of the figure with a line saying why; its rows stay in the table."""
+    (panel,) = [
+        p for p in StudyType.named("rating").load("report").PANELS if p.view == "tbl_judge_ranking"
+    ]
+    assert panel.min_judges == 2
+    solo, duo = ranking_rows("solo", ["j1"]), ranking_rows("duo", ["j1", "j2"])
+    judges = {"solo": ["j1"], "duo": ["j1", "j2"]}
+    line = (
+        "Not drawn for solo: this figure compares 2 or more judges, and solo has 1 judge (j1); "
+        "the rows are in the table below."
+    )
+    html = render_block(make_block(panel, solo, "p", judges=judges), "a")
+    assert "<figure" not in html and "Nothing to draw" not in html
+    assert f'<p class="empty" data-view="tbl_judge_ranking">{line}</p>' in html
+    assert '<table data-view="tbl_judge_ranking">' in html and ">solo<" in html
+    # beside a study with two judges: the figure draws that one only, and names the other
+    both = pl.concat([solo, duo])
+    block = make_block(panel, both, "p", judges=judges)
+    assert block.svg == plotting.render(panel.draw, duo, "p") and block.table.equals(both)
+    html = render_block(block, "a")
+    assert html.count("<figure") == 1 and line in html
+    # unknown judges (a caller that does not say): drawn as before
+    assert make_block(panel, solo, "p").svg == plotting.render(panel.draw, solo, "p")
+    # a panel that does not compare judges draws a one-judge study
+    (perf,) = [
+        p
+        for p in StudyType.named("rating").load("report").PANELS
+        if p.view == "tbl_rating_performance"
+    ]
+    assert perf.min_judges == 1
