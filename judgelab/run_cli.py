@@ -116,7 +116,7 @@ def print_tables(results: list[dict]) -> None:
                 print(f"note on {row_label(row)}: {row['note']}")
         if k.headline:  # what the tables say, computed (tasks/<type>/ headline)
             for study, said in k.load("headline")(Settings(), studies).items():
-                print(f"\n{study}: {said}")
+                print(f"\n{study}: {said.full}")
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import polars as pl
 
 from tasks.accuracy import figures
+from tasks.accuracy.headline import headline as study_headline
 from tasks.report.drill import DrillSpec
-from tasks.report.panel import Panel
+from tasks.report.panel import Headline, Panel
 
 TITLE = "Accuracy studies"
 INTRO = (
@@ -85,3 +86,19 @@ DRILL = DrillSpec(
 def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
     """What `judgelab run` prints of the main table."""
     return [table.drop("model", "truth_source")]
+
+
+def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
+    """Each study's headline (tasks/accuracy/headline.py) from its report views."""
+    from tasks import warehouse
+
+    def rows(view: str) -> pl.DataFrame:
+        sql = f"select * from {view} where list_contains(?, study)"
+        return warehouse.query(settings, sql, [studies])
+
+    designs, impact = rows("tbl_accuracy_by_design"), rows("tbl_verdict_impact")
+    said = {
+        s: study_headline(designs.filter(pl.col("study") == s), impact.filter(pl.col("study") == s))
+        for s in studies
+    }
+    return {s: h for s, h in said.items() if h.full}

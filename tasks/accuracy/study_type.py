@@ -35,6 +35,7 @@ STUDY_TYPE = StudyType(
     ),
     metric_source="accuracy_metrics",
     report="tasks.accuracy.report",
+    headline="tasks.accuracy.report:headlines",
     data_table="qa_data",
     checks="tasks.accuracy.study_type:check",
     stages="tasks.accuracy.study_type",

@@ -37,6 +37,7 @@ STUDY_TYPE = StudyType(
     ),
     metric_source="rating_metrics",
     report="tasks.rating.report",
+    headline="tasks.rating.report:headlines",
     data_table="data",
     checks="tasks.rating.study_type:check",
     stages="tasks.rating.study_type",

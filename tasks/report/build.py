@@ -19,8 +19,8 @@ from tasks.judging.prompts import PROMPTS_DIR, task_config
 from tasks.judging.scales import REWRITE_SCALE
 from tasks.report import drill, figures, plotting, provenance
 from tasks.report.figcache import FigureCache
-from tasks.report.page import Block, Section, render_page
-from tasks.report.panel import Draw, Panel
+from tasks.report.page import Answer, Block, Section, render_page
+from tasks.report.panel import Draw, Headline, Panel
 from tasks.study_types import StudyType
 
 Render = Callable[[Draw, pl.DataFrame, str], str | None]  # (draw, rows, id prefix) → SVG
@@ -382,13 +382,13 @@ def report_path(settings: Settings, run_file: str | Path) -> Path:
     return confined_file(settings.data_dir / "reports", name, root=settings.data_dir)
 
 
-def lead(said: dict[str, str], sources: dict[str, str]) -> tuple[str, ...]:
+def lead(said: dict[str, Headline], sources: dict[str, str]) -> tuple[str, ...]:
     """A type section's opening lines: each study's headline (`said`), after where its
     judgments come from; an imported study is labelled even without a headline."""
     lines = []
     for study, source in sources.items():
         if study in said:
-            lines.append(f"{study} ({source}): {said[study]}")
+            lines.append(f"{study} ({source}): {said[study].full}")
         elif "imported" in source:
             lines.append(f"{study}: {source}.")
     return tuple(lines)
@@ -409,6 +409,7 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     sources = provenance.labels(provenance.study_sources(settings, studies))
     judges = judges_of(settings, studies)
     sections = [summary_section(settings, studies, types, sources, cache.render)]
+    said: dict[str, Headline] = {}  # computed once: the page's top and each section's lead
     for kind in StudyType.every():
         of_kind = [s for s in studies if types[s] == kind.name]
         if not of_kind:
@@ -426,13 +427,17 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
             for i, panel in enumerate(report.PANELS, 1)
         ]
         intro = f"{report.INTRO} Studies: {', '.join(of_kind)}."
-        said = kind.load("headline")(settings, of_kind) if kind.headline else {}
+        of_type = kind.load("headline")(settings, of_kind) if kind.headline else {}
+        said |= of_type
         own = {s: sources[s] for s in of_kind if s in sources}
-        sections.append(Section(kind.name, report.TITLE, intro, blocks, lead(said, own)))
+        sections.append(Section(kind.name, report.TITLE, intro, blocks, lead(of_type, own)))
     drift = drift_section(settings, studies, cache.render)
     sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))
-    html = render_page(studies, str(settings.duckdb_path), sections, set(types.values()), data)
+    answers = [Answer(s, types[s], said[s].top if s in said else None) for s in studies]
+    html = render_page(
+        studies, str(settings.duckdb_path), sections, set(types.values()), data, answers
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfiles.replacing(out) as tmp:
         tmp.write_text(html, encoding="utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import polars as pl
 from matplotlib.figure import Figure
@@ -24,3 +25,12 @@ class Panel:
     # judges a study needs for the figure to say anything (a rank among judges, ensembles of
     # different judges): with fewer, one line says so instead (the table stays)
     min_judges: int = 1
+
+
+class Headline(NamedTuple):
+    """What a study's tables say, computed once (a type's `headline` in tasks/study_types.py):
+    `top`, at most three numbers, opens the report page; `full` opens the type's section and
+    is what `judgelab run` prints."""
+
+    top: str
+    full: str

@@ -8,8 +8,9 @@ import polars as pl
 
 from judgelab.settings import Settings
 from tasks.report.drill import DrillSpec
-from tasks.report.panel import Panel
+from tasks.report.panel import Headline, Panel
 from tasks.tone import figures
+from tasks.tone.headline import headline as study_headline
 
 TITLE = "Tone studies"
 INTRO = (
@@ -137,3 +138,13 @@ def console(settings: Settings, studies: list[str], table: pl.DataFrame) -> list
         "tbl_tone_gaps (gap = pole A − pole B, see contrast; overall 1–10):",
         gaps.select(GAP_COLUMNS),
     ]
+
+
+def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
+    """Each study's headline (tasks/tone/headline.py) from tbl_tone_gaps."""
+    from tasks import warehouse
+
+    sql = "select * from tbl_tone_gaps where list_contains(?, study)"
+    gaps = warehouse.query(settings, sql, [studies])
+    said = {s: study_headline(gaps.filter(pl.col("study") == s)) for s in studies}
+    return {s: h for s, h in said.items() if h.full}

@@ -38,6 +38,7 @@ STUDY_TYPE = StudyType(
     ),
     metric_source="tone_gaps",
     report="tasks.tone.report",
+    headline="tasks.tone.report:headlines",
     data_table="texts",
     checks="tasks.tone.study_type:check",
     stages="tasks.tone.study_type",

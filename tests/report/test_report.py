@@ -23,6 +23,7 @@ from tasks.study_types import StudyType
 from tasks.tone import figures as tone_figures
 
 from .conftest import Node, Warehouse, page_svg, parse_html
+from .test_headlines import NUMBER
 
 FIGURE_VIEWS = {
     "summary": ["fct_calls"],
@@ -275,6 +276,31 @@ def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom:
             assert rows[(judge, level)][column] == fmt_value(value), (judge, level, column)
     # answer a is shown first in half the calls: the first-position judge picks it in half
     assert rows[("first", "base")]["a_win_pct"] == "50"
+
+
+@pytest.mark.slow
+def test_the_page_opens_with_each_studys_headline(
+    warehouse_run: Warehouse, report_file: Path, report_dom: Node
+) -> None:
+    """Before what ran: one line per study, in the asked order, its type's computed headline
+    (the short one: at most three numbers); the type's section opens with the long one."""
+    (block,) = [d for d in report_dom.find_all("div") if d.attrs.get("id") == "answer"]
+    lines = {li.attrs["data-study"]: li.text() for li in block.find_all("li")}
+    assert list(lines) == warehouse_run.studies
+    for kind in {StudyType.named(t) for t in warehouse_run.types.values()}:
+        of_kind = [s for s, t in warehouse_run.types.items() if t == kind.name]
+        said = kind.load("headline")(warehouse_run.settings, of_kind)
+        for study in of_kind:
+            top = said[study].top if study in said else None
+            assert lines[study].startswith(f"{study} ({kind.name}): "), study
+            if top:
+                assert lines[study].endswith(top) and len(NUMBER.findall(top)) <= 3, study
+        (section,) = [s for s in report_dom.find_all("section") if s.attrs["id"] == kind.name]
+        leads = [p.text() for p in section.find_all("p") if p.attrs.get("class") == "lead"]
+        assert all(any(said[s].full in lead for lead in leads) for s in said), kind.name
+    assert "report-rating (rating): Best judge design: fake-shift · " in "".join(lines.values())
+    page = report_file.read_text(encoding="utf-8")
+    assert page.index('id="answer"') < page.index("What ran")
 
 
 @pytest.mark.slow
