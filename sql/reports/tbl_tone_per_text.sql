@@ -1,6 +1,7 @@
 -- Per text and judge: each version's mean score and repeat SD (noise), and the gap A − B.
--- a_mean / a_sd: pole A's version (the axis's first pole, as in tbl_tone_gaps' contrast:
--- high, native, padded, bullets); b_mean / b_sd: pole B's (low, non_native, unpadded, prose);
+-- a_mean / a_sd: the mean score and repeat SD of pole A's version (the axis's first pole, as
+-- in tbl_tone_gaps' contrast: high, native, padded, bullets); b_mean / b_sd: the same of pole
+-- B's (low, non_native, unpadded, prose);
 -- gap = a_mean − b_mean (null unless both have an ok score). Which pole is A comes from the
 -- gap table of the same comparison (stg_tone_gaps), so every axis has its numbers, the ones
 -- whose pole B is the text as written (verbosity, formatting) included. original_mean: the

@@ -17,7 +17,7 @@ from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging.prompts import PROMPTS_DIR, task_config
 from tasks.judging.scales import REWRITE_SCALE
-from tasks.report import drill, figures, plotting, provenance
+from tasks.report import drill, figures, glossary, plotting, provenance
 from tasks.report.figcache import FigureCache
 from tasks.report.page import Answer, Block, Section, render_page
 from tasks.report.panel import Draw, Headline, Panel
@@ -329,6 +329,46 @@ def cost_section(settings: Settings, studies: list[str]) -> Section:
     return Section("costs", "Costs", "What the judge calls cost.", [block])
 
 
+def glossary_section(sections: list[Section]) -> Section:
+    """The column names of every table the page shows, each with the meaning its view's
+    description (or its table's schema) gives it: tasks/report/glossary.py."""
+    shown: dict[str, list[str]] = {}
+    for section in sections:
+        for block in section.blocks:
+            columns = shown.setdefault(block.view, [])
+            columns += [c for c in block.table.columns if c not in columns]
+    terms = glossary.glossary(shown)
+    frame = pl.DataFrame(
+        {
+            "column": [t.column for t in terms],
+            "meaning": [t.meaning for t in terms],
+            "in": [", ".join(t.views) for t in terms],
+            "written in": [t.source for t in terms],
+        },
+        schema=dict.fromkeys(["column", "meaning", "in", "written in"], pl.String),
+    )
+    n_columns = len({(v, c) for v, cs in shown.items() for c in cs})
+    n_named = len({(v, t.column) for t in terms for v in t.views})
+    block = Block(
+        "glossary",
+        "Column names",
+        "Each column of the tables above whose view says what it holds, as its SQL file's "
+        "opening comment (or its table's schema) says it; a name with two meanings has a "
+        "row for each.",
+        frame,
+        figure=False,
+    )
+    return Section(
+        "glossary",
+        "Glossary",
+        f"{n_named} of the {n_columns} columns shown are described here, from their views' "
+        "descriptions; the rest (names such as study or judge, and columns their view's "
+        "comment does not define) are not. `judgelab tables` and the docs' view reference "
+        "give each view's whole description.",
+        [block],
+    )
+
+
 def drill_data(
     settings: Settings, studies: list[str], types: dict[str, str]
 ) -> tuple[dict[str, dict[tuple, str]], dict]:
@@ -434,6 +474,7 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     drift = drift_section(settings, studies, cache.render)
     sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))
+    sections.append(glossary_section(sections))
     answers = [Answer(s, types[s], said[s].top if s in said else None) for s in studies]
     html = render_page(
         studies, str(settings.duckdb_path), sections, set(types.values()), data, answers

@@ -308,6 +308,11 @@ def render_page(
         )
     names = ", ".join(studies)
     notes = " ".join(k.load("report").SCALE_NOTE for k in StudyType.every() if k.name in types)
+    glossary = (
+        '; the <a href="#glossary">glossary</a> says what each column holds'
+        if any(s.key == "glossary" for s in sections)
+        else ""
+    )
     data = (
         f'<script type="application/json" id="drill-data">{to_script_json(drill_data)}</script>'
         if drill_data
@@ -331,7 +336,7 @@ def render_page(
 <p>Studies: <strong>{escape(names)}</strong>. Read from <code>{escape(source)}</code>; every
 figure is drawn from the view named under it, and that view's rows for these studies are in the
 table below it; click a column header to sort, and a row of a main table for the calls behind
-it. {escape(notes)}</p>
+it{glossary}. {escape(notes)}</p>
 </header>
 <nav><h2>Contents</h2><ol>{"".join(toc)}</ol></nav>
 {chr(10).join(body)}

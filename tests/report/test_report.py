@@ -51,6 +51,7 @@ SECTION_TITLES = {
     "tone": "Tone studies",
     "pairwise": "Pairwise studies",
     "costs": "Costs",
+    "glossary": "Glossary",
 }
 # views shown as tables, openly
 TABLE_VIEWS = {
@@ -63,7 +64,7 @@ TABLE_VIEWS = {
 
 def expected_parts(types: dict[str, str]) -> list[str]:
     kinds = [t for t in ("rating", "accuracy", "tone", "pairwise") if t in types.values()]
-    return ["summary", *kinds, "costs"]
+    return ["summary", *kinds, "costs", "glossary"]
 
 
 def figure_count(dom: Node) -> int:
@@ -304,6 +305,25 @@ def test_the_page_opens_with_each_studys_headline(
 
 
 @pytest.mark.slow
+def test_the_glossary_explains_the_columns_the_page_shows(report_dom: Node) -> None:
+    (section,) = [s for s in report_dom.find_all("section") if s.attrs["id"] == "glossary"]
+    (table,) = section.find_all("table", **{"data-view": "glossary"})
+    rows = table.table_rows()
+    named = {r["column"] for r in rows}
+    assert {"bias_lo", "p_holm", "consistency_pct", "flagged", "gap", "leniency_pct"} <= named
+    shown = {
+        (t.attrs["data-view"], th.text())
+        for t in report_dom.find_all("table")
+        if t.attrs.get("data-view") != "glossary"
+        for th in t.find_all("th")
+    }
+    for row in rows:  # every term is a column of a table the page shows, in the views it names
+        assert all((view, row["column"]) in shown for view in row["in"].split(", ")), row
+    links = [a for a in report_dom.find_all("a") if a.attrs.get("href") == "#glossary"]
+    assert any(a.text() == "glossary" for a in links)  # the header points to it
+
+
+@pytest.mark.slow
 def test_ensembles_keep_the_baseline_pool_apart(warehouse_run: Warehouse, report_dom: Node) -> None:
     """Two LLM judges + VADER: no judge-only triple exists; with ensemble_baselines on, the
     triples that need VADER appear only under pool judges+baselines, in the views and the page;
@@ -339,7 +359,12 @@ def test_only_the_types_present_get_sections(warehouse_run: Warehouse, tmp_path:
     out = tmp_path / "nested" / "rating.html"  # its folder is made
     assert write_report(warehouse_run.settings, ["report-rating"], out) == out
     dom = parse_html(out.read_text(encoding="utf-8"))
-    assert [s.attrs["id"] for s in dom.find_all("section")] == ["summary", "rating", "costs"]
+    assert [s.attrs["id"] for s in dom.find_all("section")] == [
+        "summary",
+        "rating",
+        "costs",
+        "glossary",
+    ]
     assert figure_count(dom) == len(dom.find_all("figure")) == 1 + len(FIGURE_VIEWS["rating"])
     studies = {
         r["study"] for r in dom.find_all("table", **{"data-view": "fct_calls"})[0].table_rows()
