@@ -41,11 +41,12 @@ figure svg { display: block; }
 figcaption { font-size: .8rem; color: #666; }
 details { margin: .2rem 0 1rem; }
 summary { cursor: pointer; color: #0b5394; font-size: .9rem; }
-.scroll { overflow-x: auto; max-height: 32rem; overflow-y: auto; border: 1px solid #e3e3e3; }
+.scroll { overflow-x: auto; max-height: 32rem; overflow-y: auto; border: 1px solid #e3e3e3;
+          scroll-padding-top: 2.2rem; }  /* a row scrolled or tabbed to stops below the header */
 table { border-collapse: collapse; font-size: .8rem; font-variant-numeric: tabular-nums; }
 th, td { padding: .18rem .5rem; border-bottom: 1px solid #eee; text-align: left;
          white-space: nowrap; }
-th { background: #f5f5f5; position: sticky; top: 0; }
+th { background: #f5f5f5; position: sticky; top: 0; z-index: 1; }
 td.num { text-align: right; }
 td.null { color: #aaa; }
 td.long { white-space: normal; min-width: 24rem; }
