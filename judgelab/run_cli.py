@@ -53,6 +53,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     report = report_path(args.study)  # the run's last stage wrote it
     if report.is_file():
         print(f"\nreport (figures and tables, works offline): {report.resolve()}")
+        print(f"open it: {report.resolve().as_uri()}")
     for failure in failures:
         print(f"judgelab: {failure.line}", file=sys.stderr)
     return 1 if failures else 0
