@@ -24,7 +24,7 @@ import pandera.polars as pa  # noqa: E402
 
 from judgelab import cli  # noqa: E402
 from judgelab.settings import Settings  # noqa: E402
-from judgelab.views_cli import describe, report_groups  # noqa: E402
+from judgelab.views_cli import comment_lines, describe, report_groups  # noqa: E402
 from tasks import warehouse  # noqa: E402
 from tasks.study_types import package_paths  # noqa: E402
 
@@ -35,16 +35,6 @@ LAYERS = {
     "staging": "Staging (`stg_*`, `dim_order`): the stage tables renamed and cast, one view per "
     "table, and the sort orders.",
 }
-
-
-def comment(sql_file: Path) -> list[str]:
-    """The SQL file's opening comment, line by line."""
-    lines = []
-    for line in sql_file.read_text().splitlines():
-        if not line.startswith("--"):
-            break
-        lines.append(line.removeprefix("--").strip())
-    return lines
 
 
 def prose(text: str) -> str:
@@ -92,7 +82,7 @@ def views_page() -> str:
         for name, path in files.items():
             if path.parent.name != layer:
                 continue
-            lines = comment(path)
+            lines = comment_lines(path)
             first = describe(path)
             rest = " ".join(lines)[len(first) :].strip()
             out += [f"### {name}", "", f"**{prose(first)}**", ""]

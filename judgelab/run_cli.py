@@ -53,6 +53,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     report = report_path(args.study)  # the run's last stage wrote it
     if report.is_file():
         print(f"\nreport (figures and tables, works offline): {report.resolve()}")
+        print(f"open it: {report.resolve().as_uri()}")
     for failure in failures:
         print(f"judgelab: {failure.line}", file=sys.stderr)
     return 1 if failures else 0
@@ -116,7 +117,7 @@ def print_tables(results: list[dict]) -> None:
                 print(f"note on {row_label(row)}: {row['note']}")
         if k.headline:  # what the tables say, computed (tasks/<type>/ headline)
             for study, said in k.load("headline")(Settings(), studies).items():
-                print(f"\n{study}: {said}")
+                print(f"\n{study}: {said.full}")
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:

@@ -32,14 +32,21 @@ SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
 MAX_CELL = 40  # characters of a string cell before it is cut with "…"
 
 
+def comment_lines(sql_file: Path) -> list[str]:
+    """A view's opening comment, line by line: its description, read by `judgelab tables`,
+    the docs' view reference and the report's glossary (tasks/report/glossary.py)."""
+    lines = []
+    for line in sql_file.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("--"):
+            break
+        lines.append(line.removeprefix("--").strip())
+    return lines
+
+
 def describe(sql_file: Path) -> str:
     """The view's description: its opening comment up to the end of the first sentence, joined
     across lines (a first line alone can stop mid-sentence)."""
-    comment = []
-    for line in sql_file.read_text().splitlines():
-        if not line.startswith("--"):
-            break
-        comment.append(line.removeprefix("--").strip())
+    comment = comment_lines(sql_file)
     text = " ".join(comment)
     first = comment[0] if comment else ""
     end = SENTENCE_END.search(text, max(len(first) - 1, 0))

@@ -74,8 +74,9 @@ class StudyType:
     # table and its id column), item_ids(study) → a user file's ids, plan_answers(rows, scale)
     # → rows with their plan `item_id`, `status` and `score`; None: the type takes no imports
     imports: str | None = None
-    # "module:function" (settings, studies) → {study: sentences}: what a study's tables say,
-    # computed, opening its report section and printed by `judgelab run`; None: no headline
+    # "module:function" (settings, studies) → {study: Headline} (tasks/report/panel.py): what a
+    # study's tables say, computed once: its `top` (at most three numbers) opens the report
+    # page, its `full` opens the type's section and is printed by `judgelab run`; None: none
     headline: str | None = None
     # the columns naming a row of `metric_source` and its numbers worth comparing between runs
     # (the run ledger's snapshot, tasks/runs.py; "what changed since the last run")

@@ -1,8 +1,9 @@
 -- The designs behind Tables 13–16: how accurate is each design, overall and per consensus subset?
 -- Percent. (Table 13 is by subset: tbl_accuracy_by_prompt / _by_effort; Tables 14–16 per model ×
 -- subset: tbl_accuracy_by_model.)
--- Over the items the design resolved that have a truth; leniency = share of errors that are
--- false TRUEs (null without errors); unparseable_pct is over every planned call. repeat_sd is
+-- Over the items the design resolved that have a truth: acc_pct: verdicts that match the truth;
+-- leniency_pct: the share of errors that are false TRUEs (null without errors); true_pct:
+-- verdicts TRUE. unparseable_pct: unparseable answers, percent of every planned call. repeat_sd is
 -- run-to-run noise: the SD of the design's repeat verdicts (0/1) per item, averaged over its
 -- items with at least two ok repeats (all items); null when the study has repeats = 1.
 -- n_items: items with an ok verdict (n_scored of them have a truth, n_no_truth do not), the

@@ -4,9 +4,11 @@
 -- counting verdicts that change. consistency_pct: pair × repeat units (both orders parsed) with
 -- the same winner in both orders, ties as stated; flips split into first_both (A won both
 -- times), second_both and tie_mixed. bias_pp: share of decisive answers won by the answer shown
--- first, minus 50, with a 95% percentile bootstrap over pairs (bias_lo_pp, bias_hi_pp);
--- p_value: exact two-sided sign test over pairs (pairs leaning first vs second), p_holm
--- adjusted over the study's designs, flagged when p_holm < 0.05. tie_pct over parsed answers.
+-- first, minus 50; bias_lo_pp / bias_hi_pp: bias_pp's 95% percentile-bootstrap interval over
+-- pairs.
+-- p_value: exact two-sided sign test over pairs (pairs leaning first vs second);
+-- p_holm: p_value adjusted over the study's designs (Holm); flagged: p_holm < 0.05. tie_pct:
+-- ties, percent of parsed answers.
 -- n_items: pairs with at least one parsed answer (n_pairs: all planned pairs). n_failed: calls
 -- whose stored result is a provider error, an unparseable answer or an out-of-range one
 -- (macro call_failed; never counted as a winner; a call not made yet is not failed);

@@ -1,4 +1,10 @@
 -- Per design vs humans (1–7): bias and MAE with 95% CIs, Wilcoxon, effect size, α; the human ceiling.
+-- bias: mean over items of judge − human on 1–7 (below 0: the judge rates lower); mae: mean
+-- over items of |judge − human|; kripp_alpha: Krippendorff's interval α of the judge and the
+-- human mean as two coders. bias_lo / bias_hi / mae_lo / mae_hi / alpha_lo / alpha_hi: the
+-- 95% percentile-bootstrap intervals of bias, mae and kripp_alpha over items (null when not
+-- bootstrapped or under 2 items).
+-- rank_biserial: the Wilcoxon test's effect size (matched-pairs rank-biserial r).
 -- wilcoxon_p: two-sided signed-rank test of judge − human per item, zero differences dropped;
 -- exact null distribution for ≤ 50 differences with no zero and no tie, else the normal
 -- approximation with tie and continuity corrections, never a permutation test
@@ -14,7 +20,7 @@
 -- n_failed: planned calls whose stored result is a provider error, an unparseable answer or
 -- an out-of-range one (tasks.notes.FAILED, as every view counts them); a call not made yet is
 -- not failed. error_rate: provider errors ÷ planned calls (a judge whose every call failed:
--- 1.0), beside parse_fail_pct (unparseable + out of range, percent of planned calls).
+-- 1.0); parse_fail_pct: unparseable and out-of-range answers, percent of planned calls.
 -- note: the design's note (macro design_note, tasks/notes.py): "no scored item" and why, or
 -- too few items for the Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap
 -- CIs (< 10); then a baseline's caveat (stg_baselines).

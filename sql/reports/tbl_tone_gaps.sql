@@ -1,17 +1,18 @@
 -- Does a judge score the same text higher when it sounds confident (native) than when it sounds
 -- hesitant (non-native), and by more than asking it again moves a score? gap = mean over texts of
--- mean score(A) − mean score(B), 1–10, with its 95% bootstrap CI over texts and the paired
--- Wilcoxon p. noise = the SD one text's gap has from repeat noise alone (pooled repeat SD ×
+-- mean score(A) − mean score(B), 1–10; gap_lo / gap_hi: the gap's 95% bootstrap CI over texts;
+-- wilcoxon_p: the paired Wilcoxon test's p. noise = the SD one text's gap has from repeat noise alone (pooled repeat SD ×
 -- sqrt(2 / repeats)); distinguishable: the CI excludes 0 and |gap| > noise (gap_to_noise beyond
 -- ±1; a CI end on 0 or a |gap| on the noise within 1e-9 is not beyond its cut). win_ratio = texts
--- A > B per text B > A (ties left out; null when B never wins). Flips: the verdict (version mean
--- ≥ threshold) passes for A and fails for B, and the reverse, in percent of texts; a_vs_orig /
+-- A > B per text B > A (ties left out; null when B never wins). flip_a_pass_pct /
+-- flip_b_pass_pct: the verdict (version mean ≥ threshold) passes for A and fails for B, and
+-- the reverse, in percent of texts; a_vs_orig /
 -- b_vs_orig: each version's gap to the unrewritten original.
 -- Multiple comparisons ("If the differences look random, the evaluator is more robust": among
 -- many gaps some look real by chance): the family is every gap test of the study, i.e. all its
--- rows here (judges × prompt levels × rewriters × axes). wilcoxon_p_holm (family-wise error)
--- and wilcoxon_p_bh (false discovery rate, Benjamini–Hochberg) are the Wilcoxon p adjusted over
--- it; sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
+-- rows here (judges × prompt levels × rewriters × axes). wilcoxon_p_holm / wilcoxon_p_bh: the
+-- Wilcoxon p adjusted over it (Holm: family-wise error; Benjamini–Hochberg: false discovery
+-- rate); sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
 -- n_failed: calls on the two versions whose stored result is a provider error, an unparseable
 -- answer or an out-of-range one (tasks.notes.FAILED; a call not made yet is not failed);
 -- error_rate: provider errors ÷ those planned calls (a judge whose every call failed: 1.0).

@@ -3,8 +3,9 @@
 -- preference (e.g. LLMBar): a call (pair × order × repeat) is right when its winner is the
 -- preferred answer, a tie is wrong, a failed call is no item (tasks/pairwise/verdict_tests.py).
 -- Chi-square of correctness × choice over design × item rows (treated as independent: a screen);
--- Cochran's Q over all designs on the items all resolved. sig: p < 0.05; sig_holm, sig_bh: after
--- Holm and Benjamini–Hochberg (FDR 5%) over the family of the study's tests in this table.
+-- Cochran's Q over all designs on the items all resolved. p_holm / p_bh: p after Holm and
+-- Benjamini–Hochberg (FDR 5%) over the family of the study's tests in this table; sig /
+-- sig_holm / sig_bh: that p < 0.05.
 -- equivalent (choice rows): the TOST verdict of the choice's single-choice design pairs at
 -- ±5 points by default ([study.analysis] equivalence_margin): "yes" every pair equivalent, "no"
 -- one shown beyond the margin, else "inconclusive" (fct_verdict_choice_tests).

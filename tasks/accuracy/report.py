@@ -7,8 +7,9 @@ from __future__ import annotations
 import polars as pl
 
 from tasks.accuracy import figures
+from tasks.accuracy.headline import headline as study_headline
 from tasks.report.drill import DrillSpec
-from tasks.report.panel import Panel
+from tasks.report.panel import Headline, Panel
 
 TITLE = "Accuracy studies"
 INTRO = (
@@ -87,11 +88,22 @@ def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
     return [table.drop("model", "truth_source")]
 
 
-def headlines(settings: object, studies: list[str]) -> dict[str, str]:
-    """Each study's opening line when one voter leaves its items without a consensus
-    (tasks/accuracy/consensus.py `one_voter_notes`), from the stored consensus."""
+def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
+    """Each study's headline (tasks/accuracy/headline.py) from its report views; a study whose
+    items one voter resolved says so first (tasks/accuracy/consensus.py `one_voter_notes`)."""
     from tasks import warehouse
     from tasks.accuracy.consensus import one_voter_notes
 
-    sql = "select * from stg_consensus where list_contains(?, study) order by study, item_id"
-    return one_voter_notes(warehouse.query(settings, sql, [studies]))
+    def rows(view: str, order: str = "") -> pl.DataFrame:
+        sql = f"select * from {view} where list_contains(?, study){order}"
+        return warehouse.query(settings, sql, [studies])
+
+    designs, impact = rows("tbl_accuracy_by_design"), rows("tbl_verdict_impact")
+    voters = one_voter_notes(rows("stg_consensus", " order by study, item_id"))
+    said = {}
+    for s in studies:
+        mine = pl.col("study") == s
+        h = study_headline(designs.filter(mine), impact.filter(mine))
+        note = voters.get(s)
+        said[s] = Headline(h.top or note or "", " ".join(x for x in (note, h.full) if x))
+    return {s: h for s, h in said.items() if h.full}

@@ -39,6 +39,7 @@ STUDY_TYPE = StudyType(
         ("n_scored", "accuracy", "leniency", "unparseable_rate"),
     ),
     report="tasks.accuracy.report",
+    headline="tasks.accuracy.report:headlines",
     data_table="qa_data",
     checks="tasks.accuracy.study_type:check",
     stages="tasks.accuracy.study_type",
@@ -46,7 +47,6 @@ STUDY_TYPE = StudyType(
     drift_statistic="flip_rate",
     power="tasks.accuracy.power:ACCURACY",
     percent=True,
-    headline="tasks.accuracy.report:headlines",
 )
 
 

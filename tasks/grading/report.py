@@ -8,7 +8,7 @@ import polars as pl
 
 from tasks.grading import figures
 from tasks.report.drill import DrillSpec
-from tasks.report.panel import Panel
+from tasks.report.panel import Headline, Panel
 
 TITLE = "Grading studies"
 INTRO = (
@@ -53,33 +53,35 @@ DRILL = DrillSpec(
 TEXTS_SQL = "select item_id, text from stg_grading_items where list_contains(?, item_id)"
 
 
-def headline(rows: pl.DataFrame) -> str:
+def headline(rows: pl.DataFrame) -> Headline:
     """One study's answer from its designs (tbl_grading_by_design rows): the design that tells
-    right from wrong candidates best, and how far the designs' separations spread."""
+    right from wrong candidates best, and how far the designs' separations spread (top: the
+    best design's separation only)."""
     graded = rows.filter(pl.col("separation").is_not_null())
     if graded.is_empty():
-        return ""
-    best = graded.sort(["separation", "mae"], descending=[True, False], nulls_last=True).row(
-        0, named=True
-    )
-    lo, hi = graded["separation"].min(), graded["separation"].max()
-    said = (
-        f"{best['judge']} · {best['prompt_level']} tells right from wrong candidates best: "
-        f"separation {best['separation']:g} grade points (4 = perfectly apart)"
+        return Headline("", "")
+    ranked = graded.sort(["separation", "mae"], descending=[True, False], nulls_last=True)
+    best = ranked.row(0, named=True)
+    design = f"{best['judge']} · {best['prompt_level']}"
+    top = f"{design} separates right from wrong candidates best: {best['separation']:g} of 4."
+    full = (
+        f"{design} tells right from wrong candidates best: separation {best['separation']:g} "
+        "grade points (4 = perfectly apart)"
     )
     if graded.height > 1:
-        said += f"; across {graded.height} designs it spans {lo:g}–{hi:g}"
-    return said + "."
+        lo, hi = graded["separation"].min(), graded["separation"].max()
+        full += f"; across {graded.height} designs it spans {lo:g}–{hi:g}"
+    return Headline(top, full + ".")
 
 
-def headlines(settings: object, studies: list[str]) -> dict[str, str]:
+def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
     """Each study's headline from tbl_grading_by_design, as published."""
     from tasks import warehouse
 
     sql = "select * from tbl_grading_by_design where list_contains(?, study)"
     table = warehouse.query(settings, sql, [studies])
     said = {study: headline(rows) for (study,), rows in table.group_by("study")}
-    return {s: said[s] for s in studies if said.get(s)}
+    return {s: said[s] for s in studies if s in said and said[s].full}
 
 
 def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:

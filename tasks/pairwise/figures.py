@@ -35,21 +35,27 @@ def position_bias(frame: pl.DataFrame) -> Figure | None:
     err = np.nan_to_num(np.vstack([bias - lo, hi - bias]), nan=0.0).clip(min=0)
     ax.errorbar(bias, y, xerr=err, fmt="none", ecolor=PALETTE[0], capsize=3)
     flagged = np.array([bool(f) for f in frame["flagged"]])
-    ax.scatter(bias[flagged], y[flagged], color=PALETTE[5], zorder=3, label="flagged (sign test)")
-    ax.scatter(
-        bias[~flagged],
-        y[~flagged],
-        facecolor="white",
-        edgecolor=PALETTE[0],
-        zorder=3,
-        label="not flagged",
-    )
+    for mask, style in (
+        (flagged, {"color": PALETTE[5], "label": "flagged (sign test)"}),
+        (~flagged, {"facecolor": "white", "edgecolor": PALETTE[0], "label": "not flagged"}),
+    ):
+        if mask.any():  # a legend entry only for points that are drawn
+            ax.scatter(bias[mask], y[mask], zorder=3, **style)
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(y, labels)
     ax.set_xlabel("first-position wins beyond 50% (pp), 95% CI over pairs")
-    ax.legend(loc="lower right")
+    # above the axes, never over a point (inside, it hid the last design)
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2, frameon=False)
     consistency = np.array([_value(v) for v in frame["consistency_pct"]])
-    cax.barh(y, np.nan_to_num(consistency), color=PALETTE[2])
-    cax.set_xlim(0, 100)
+    bars = cax.barh(y, np.nan_to_num(consistency), color=PALETTE[2], height=0.6)
+    # each value written at its bar, and a tick where the bar ends: a 0% bar is still seen
+    cax.scatter(np.nan_to_num(consistency), y, marker="|", s=90, color=PALETTE[2], zorder=3)
+    cax.bar_label(
+        bars, ["–" if np.isnan(v) else f"{v:.0f}%" for v in consistency], padding=3, fontsize=7
+    )
+    cax.set_xlim(0, 115)
+    cax.set_xticks([0, 25, 50, 75, 100])
     cax.set_xlabel("same winner in both orders (%)")
+    if np.nan_to_num(consistency).max() == 0:
+        cax.set_title("no design keeps a winner\nwhen the answers swap", loc="left", fontsize=8)
     return fig

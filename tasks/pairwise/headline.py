@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from tasks.pairwise.analysis import prefers_one
+from tasks.report.panel import Headline
 
 # (column, name in the sentence, how a level reads); in this order when spreads are equal
 FACTORS: tuple[tuple[str, str, dict[str, str]], ...] = (
@@ -73,12 +74,12 @@ def level_accuracy(verdicts: pl.DataFrame) -> pl.DataFrame:
 
 
 def _pct(share: float) -> str:
-    return f"{100 * share:.0f}%"
+    return f"{round(100 * share)}%"  # an int: a fit's −1e-15 reads 0%, not −0%
 
 
-def factor_sentence(levels: pl.DataFrame) -> str | None:
-    """ "Judge moves accuracy most: 57% (Falcon) to 90% (GPT-4), …; prompt level …" — the
-    factors by spread, largest first; None without a factor that has two levels."""
+def _spreads(levels: pl.DataFrame) -> list[tuple[float, str, str]]:
+    """Per factor with two levels or more, largest spread first (equal spreads, to the fit's
+    rounding error, in FACTORS order): (spread, name, "57% (Falcon) to 90% (GPT-4)")."""
     parts = []
     for column, name, reads in FACTORS:
         rows = levels.filter(pl.col("factor") == column).sort("accuracy", "level")
@@ -91,11 +92,20 @@ def factor_sentence(levels: pl.DataFrame) -> str | None:
             f"{_pct(hi)} ({reads.get(hi_level, hi_level)})"
         )
         parts.append((hi - lo, name, said))
+    order = sorted(range(len(parts)), key=lambda i: -round(parts[i][0], 9))
+    return [parts[i] for i in order]
+
+
+def factor_sentence(levels: pl.DataFrame) -> str | None:
+    """ "Judge moves accuracy most: 57% (Falcon) to 90% (GPT-4), …; prompt level …" — the
+    factors by spread, largest first; None without a factor that has two levels."""
+    return _factor_sentence(_spreads(levels))
+
+
+def _factor_sentence(parts: list[tuple[float, str, str]]) -> str | None:
     if not parts:
         return None
-    # stable: equal spreads (to rounding error of the fit) keep FACTORS order
-    order = sorted(range(len(parts)), key=lambda i: -round(parts[i][0], 9))
-    (_, first, said), rest = parts[order[0]], [parts[i] for i in order[1:]]
+    (_, first, said), rest = parts[0], parts[1:]
     if not rest:
         return f"{first[0].upper()}{first[1:]} moves accuracy: {said}."
     others = "".join(f"; {name} {text}" for _, name, text in rest)
@@ -105,9 +115,9 @@ def factor_sentence(levels: pl.DataFrame) -> str | None:
     )
 
 
-def position_sentence(verdicts: pl.DataFrame) -> str | None:
-    """ "Position changes the winner in 21% of pair judgments (…); the answer shown first wins
-    54% of decisive verdicts." None without a labelled unit or a decisive call."""
+def _position(verdicts: pl.DataFrame) -> tuple[dict | None, float | None]:
+    """({changed, units, designs} over the labelled units judged in both orders, or None;
+    the share of decisive calls won by the first position, or None)."""
     made = _made(verdicts)
     units = (
         made.filter(prefers_one())
@@ -120,17 +130,32 @@ def position_sentence(verdicts: pl.DataFrame) -> str | None:
         .filter(pl.col("orders") == 2)
     )
     decisive = made.filter(pl.col("position").is_in(["A", "B"]))
-    parts = []
+    changed = None
     if units.height:
-        changed = units.select(pl.col("ab").eq_missing(pl.col("ba")).not_().mean()).item()
-        designs = units.select(DESIGN).n_unique()
-        pooled = f", pooled over {designs} designs" if designs > 1 else ""
+        changed = {
+            "changed": units.select(pl.col("ab").eq_missing(pl.col("ba")).not_().mean()).item(),
+            "units": units.height,
+            "designs": units.select(DESIGN).n_unique(),
+        }
+    first = decisive.select((pl.col("position") == "A").mean()).item() if decisive.height else None
+    return changed, first
+
+
+def position_sentence(verdicts: pl.DataFrame) -> str | None:
+    """ "Position changes the winner in 21% of pair judgments (…); the answer shown first wins
+    54% of decisive verdicts." None without a labelled unit or a decisive call."""
+    return _position_sentence(*_position(verdicts))
+
+
+def _position_sentence(changed: dict | None, first: float | None) -> str | None:
+    parts = []
+    if changed:
+        pooled = f", pooled over {changed['designs']} designs" if changed["designs"] > 1 else ""
         parts.append(
-            f"position changes the winner in {_pct(changed)} of pair judgments "
-            f"({units.height:,} labelled pairs judged in both orders{pooled})"
+            f"position changes the winner in {_pct(changed['changed'])} of pair judgments "
+            f"({changed['units']:,} labelled pairs judged in both orders{pooled})"
         )
-    if decisive.height:
-        first = decisive.select((pl.col("position") == "A").mean()).item()
+    if first is not None:
         parts.append(f"the answer shown first wins {_pct(first)} of decisive verdicts")
     if not parts:
         return None
@@ -138,7 +163,32 @@ def position_sentence(verdicts: pl.DataFrame) -> str | None:
     return f"{text[0].upper()}{text[1:]}."
 
 
+def _top(parts: list[tuple[float, str, str]], changed: dict | None, first: float | None) -> str:
+    """At most three numbers: the factor that moves accuracy most (its lowest and highest
+    level), and how often position changes the winner (else how often the first one wins)."""
+    said = []
+    if parts and round(parts[0][0], 9) > 0:
+        _, name, text = parts[0]
+        said.append(f"{name} moves accuracy{' most' if len(parts) > 1 else ''}: {text}")
+    elif parts:
+        said.append("no design choice moves accuracy")
+    if changed:
+        said.append(f"position changes the winner in {_pct(changed['changed'])} of pair judgments")
+    elif first is not None:
+        said.append(f"the answer shown first wins {_pct(first)} of decisive verdicts")
+    text = "; ".join(said)
+    return f"{text[0].upper()}{text[1:]}." if text else ""
+
+
+def headlines(verdicts: pl.DataFrame) -> Headline:
+    """One study's verdicts → its headline: the short one for the top of the report and the
+    two sentences of its section, from one computation ("" when there is nothing to say)."""
+    parts = _spreads(level_accuracy(verdicts))
+    changed, first = _position(verdicts)
+    sentences = [_factor_sentence(parts), _position_sentence(changed, first)]
+    return Headline(_top(parts, changed, first), " ".join(s for s in sentences if s))
+
+
 def headline(verdicts: pl.DataFrame) -> str:
     """One study's verdicts → its two headline sentences ("" when there is nothing to say)."""
-    sentences = [factor_sentence(level_accuracy(verdicts)), position_sentence(verdicts)]
-    return " ".join(s for s in sentences if s)
+    return headlines(verdicts).full

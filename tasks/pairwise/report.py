@@ -7,10 +7,10 @@ from __future__ import annotations
 import polars as pl
 
 from tasks.pairwise import figures
-from tasks.pairwise.headline import headline
+from tasks.pairwise.headline import headlines as study_headline
 from tasks.report import figures as report_figures
 from tasks.report.drill import DrillSpec
-from tasks.report.panel import Panel
+from tasks.report.panel import Headline, Panel
 
 TITLE = "Pairwise studies"
 INTRO = (
@@ -143,11 +143,11 @@ def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
     ]
 
 
-def headlines(settings: object, studies: list[str]) -> dict[str, str]:
+def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
     """Each study's headline (tasks/pairwise/headline.py) from its verdicts, as stored."""
     from tasks import warehouse
 
     sql = "select * from stg_pairwise_verdicts where list_contains(?, study)"
     verdicts = warehouse.query(settings, sql, [studies])
-    said = {study: headline(rows) for (study,), rows in verdicts.group_by("study")}
-    return {s: said[s] for s in studies if said.get(s)}
+    said = {study: study_headline(rows) for (study,), rows in verdicts.group_by("study")}
+    return {s: said[s] for s in studies if s in said and said[s].full}

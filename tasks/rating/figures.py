@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 
 from tasks.report.plotting import (
     MARKERS,
+    OUTSIDE,
     PALETTE,
     as_float,
     error_bars,
@@ -269,7 +270,7 @@ def ensembles(frame: pl.DataFrame) -> Figure | None:
         ax.grid(axis="x", visible=False)
         mixed = "; hatched: baselines may join" if (part["pool"] != JUDGES_POOL).any() else ""
         ax.set_title(f"{study}: ensembles of three judge designs{mixed}", loc="left")
-        ax.legend(loc="upper right", frameon=False)
+        ax.legend(**OUTSIDE, frameon=False)
     return fig
 
 
@@ -317,5 +318,6 @@ def ensemble_size(frame: pl.DataFrame) -> Figure | None:
             ax.set_xlabel("judges in the ensemble (1 = single designs)")
             ax.set_ylabel(f"{title} on 1–7")
             ax.set_title(f"{study}: {title}", loc="left")
-            ax.legend(loc="best", frameon=False)
+            if col == 1:  # one legend per row, beside it: inside, it covered points
+                ax.legend(**OUTSIDE, frameon=False)
     return fig

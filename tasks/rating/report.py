@@ -7,9 +7,10 @@ from __future__ import annotations
 import polars as pl
 
 from tasks.rating import figures
+from tasks.rating.headline import headline as study_headline
 from tasks.report import figures as report_figures
 from tasks.report.drill import DrillSpec
-from tasks.report.panel import Panel
+from tasks.report.panel import Headline, Panel
 
 TITLE = "Rating studies"
 INTRO = (
@@ -42,6 +43,7 @@ PANELS: list[Panel] = [
         "human ratings in that prompt level × scale cell, and the colour is α itself.",
         figures.judge_ranking,
         "no design has an α",
+        min_judges=2,
     ),
     Panel(
         "tbl_ensembles",
@@ -64,6 +66,7 @@ PANELS: list[Panel] = [
         "'+ baselines' line (only with ensemble_baselines = true) lets baselines join.",
         figures.ensemble_size,
         "no ensemble size could be filled (n_possible 0)",
+        min_judges=2,
     ),
     Panel(
         "tbl_design_impact_single",
@@ -136,3 +139,21 @@ def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
             pl.col("human_alpha").alias("human α"),
         )
     ]
+
+
+def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
+    """Each study's headline (tasks/rating/headline.py) from its report views."""
+    from tasks import warehouse
+
+    def rows(view: str) -> pl.DataFrame:
+        sql = f"select * from {view} where list_contains(?, study)"
+        return warehouse.query(settings, sql, [studies])
+
+    performance, variance = rows("tbl_rating_performance"), rows("tbl_variance_components")
+    said = {
+        s: study_headline(
+            performance.filter(pl.col("study") == s), variance.filter(pl.col("study") == s)
+        )
+        for s in studies
+    }
+    return {s: h for s, h in said.items() if h.full}

@@ -17,10 +17,10 @@ from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.judging.prompts import task_config
 from tasks.judging.scales import REWRITE_SCALE
-from tasks.report import drill, figures, plotting, provenance
+from tasks.report import drill, figures, glossary, plotting, provenance
 from tasks.report.figcache import FigureCache
-from tasks.report.page import Block, Section, render_page
-from tasks.report.panel import Draw, Panel
+from tasks.report.page import Answer, Block, Section, render_page
+from tasks.report.panel import Draw, Headline, Panel
 from tasks.study_types import StudyType
 
 Render = Callable[[Draw, pl.DataFrame, str], str | None]  # (draw, rows, id prefix) → SVG
@@ -77,6 +77,11 @@ left join baselines b using (study)
 left join calls c using (study)
 left join cost k using (study)
 """
+# each study's LLM judges (not its baselines, not its rewriter), for the figures that need two
+JUDGES = """
+select study, list(distinct judge order by judge) as judges
+from stg_plan where list_contains(?, study) and scale <> ? group by study
+"""
 CALL_OUTCOMES = """
 pivot (select distinct study, judge, key, status from fct_calls where list_contains(?, study))
 on status in ('ok', 'unparseable', 'out_of_range', 'error', 'missing')
@@ -120,22 +125,60 @@ def sensitive(task: str, root: Path | None = None) -> bool:
         return False
 
 
+def judges_of(settings: Settings, studies: list[str]) -> dict[str, list[str]]:
+    """Each study's LLM judges as its plan lists them (a study without a plan: none)."""
+    found = dict(warehouse.query(settings, JUDGES, [studies, REWRITE_SCALE]).rows())
+    return {s: found.get(s) or [] for s in studies}
+
+
+def too_few_judges(
+    panel: Panel, table: pl.DataFrame, judges: dict[str, list[str]] | None
+) -> tuple[pl.DataFrame, str | None]:
+    """The rows of the studies with enough judges for the panel's figure, and a line naming
+    the others ("one-rating has one judge (j1)"); every row when `judges` is not known."""
+    if panel.min_judges < 2 or judges is None or "study" not in table.columns:
+        return table, None
+    few = [s for s in plotting.ordered(table, "study") if len(judges.get(s, [])) < panel.min_judges]
+    if not few:
+        return table, None
+    said = "; ".join(
+        f"{s} has {len(judges.get(s, [])) or 'no'} judge"
+        + (f" ({', '.join(judges[s])})" if judges.get(s) else "s")
+        for s in few
+    )
+    line = (
+        f"Not drawn for {', '.join(few)}: this figure compares {panel.min_judges} or more "
+        f"judges, and {said}; the rows are in the table below"
+    )
+    return table.filter(~pl.col("study").is_in(few)), line
+
+
 def make_block(
     panel: Panel,
     table: pl.DataFrame,
     prefix: str,
     drill_ids: dict[tuple, str] | None = None,
     render: Render = plotting.render,
+    judges: dict[str, list[str]] | None = None,
 ) -> Block:
     """Draw a panel's figure from its rows (`render`: draw and write SVG, or find it in a
     FigureCache); rows with a drill-down (`drill_ids`: the view's row key → design id) carry
-    its id."""
+    its id. A figure that needs more judges than a study has (`judges`: each study's) leaves
+    that study out and says so in one line; its rows stay in the table."""
     rows = row_ids(panel.view, table, drill_ids or {})
     if panel.draw is None:
         return Block(panel.view, panel.title, panel.guide, table, figure=False, drill=rows)
-    svg = render(panel.draw, table, prefix) if table.height else None
+    drawn, skipped = too_few_judges(panel, table, judges)
+    svg = render(panel.draw, drawn, prefix) if drawn.height else None
     return Block(
-        panel.view, panel.title, panel.guide, table, svg=svg, note=panel.why_blank, drill=rows
+        panel.view,
+        panel.title,
+        panel.guide,
+        table,
+        svg=svg,
+        note=panel.why_blank if drawn.height else None,  # None: no study left to draw
+        drill=rows,
+        skipped=skipped,
     )
 
 
@@ -292,6 +335,46 @@ def cost_section(settings: Settings, studies: list[str]) -> Section:
     return Section("costs", "Costs", "What the judge calls cost.", [block])
 
 
+def glossary_section(sections: list[Section]) -> Section:
+    """The column names of every table the page shows, each with the meaning its view's
+    description (or its table's schema) gives it: tasks/report/glossary.py."""
+    shown: dict[str, list[str]] = {}
+    for section in sections:
+        for block in section.blocks:
+            columns = shown.setdefault(block.view, [])
+            columns += [c for c in block.table.columns if c not in columns]
+    terms = glossary.glossary(shown)
+    frame = pl.DataFrame(
+        {
+            "column": [t.column for t in terms],
+            "meaning": [t.meaning for t in terms],
+            "in": [", ".join(t.views) for t in terms],
+            "written in": [t.source for t in terms],
+        },
+        schema=dict.fromkeys(["column", "meaning", "in", "written in"], pl.String),
+    )
+    n_columns = len({(v, c) for v, cs in shown.items() for c in cs})
+    n_named = len({(v, t.column) for t in terms for v in t.views})
+    block = Block(
+        "glossary",
+        "Column names",
+        "Each column of the tables above whose view says what it holds, as its SQL file's "
+        "opening comment (or its table's schema) says it; a name with two meanings has a "
+        "row for each.",
+        frame,
+        figure=False,
+    )
+    return Section(
+        "glossary",
+        "Glossary",
+        f"{n_named} of the {n_columns} columns shown are described here, from their views' "
+        "descriptions; the rest (names such as study or judge, and columns their view's "
+        "comment does not define) are not. `judgelab tables` and the docs' view reference "
+        "give each view's whole description.",
+        [block],
+    )
+
+
 def drill_data(
     settings: Settings, studies: list[str], types: dict[str, str]
 ) -> tuple[dict[str, dict[tuple, str]], dict]:
@@ -345,13 +428,13 @@ def report_path(settings: Settings, run_file: str | Path) -> Path:
     return confined_file(settings.data_dir / "reports", name, root=settings.data_dir)
 
 
-def lead(said: dict[str, str], sources: dict[str, str]) -> tuple[str, ...]:
+def lead(said: dict[str, Headline], sources: dict[str, str]) -> tuple[str, ...]:
     """A type section's opening lines: each study's headline (`said`), after where its
     judgments come from; an imported study is labelled even without a headline."""
     lines = []
     for study, source in sources.items():
         if study in said:
-            lines.append(f"{study} ({source}): {said[study]}")
+            lines.append(f"{study} ({source}): {said[study].full}")
         elif "imported" in source:
             lines.append(f"{study}: {source}.")
     return tuple(lines)
@@ -370,7 +453,9 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     out = Path(out)
     cache = FigureCache(settings.data_dir / "cache" / "figures" / out.stem)
     sources = provenance.labels(provenance.study_sources(settings, studies))
+    judges = judges_of(settings, studies)
     sections = [summary_section(settings, studies, types, sources, cache.render)]
+    said: dict[str, Headline] = {}  # computed once: the page's top and each section's lead
     for kind in StudyType.every():
         of_kind = [s for s in studies if types[s] == kind.name]
         if not of_kind:
@@ -383,17 +468,23 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
                 f"{kind.name}-{i}",
                 ids.get(panel.view),
                 cache.render,
+                judges,
             )
             for i, panel in enumerate(report.PANELS, 1)
         ]
         intro = f"{report.INTRO} Studies: {', '.join(of_kind)}."
-        said = kind.load("headline")(settings, of_kind) if kind.headline else {}
+        of_type = kind.load("headline")(settings, of_kind) if kind.headline else {}
+        said |= of_type
         own = {s: sources[s] for s in of_kind if s in sources}
-        sections.append(Section(kind.name, report.TITLE, intro, blocks, lead(said, own)))
+        sections.append(Section(kind.name, report.TITLE, intro, blocks, lead(of_type, own)))
     drift = drift_section(settings, studies, cache.render)
     sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))
-    html = render_page(studies, str(settings.duckdb_path), sections, set(types.values()), data)
+    sections.append(glossary_section(sections))
+    answers = [Answer(s, types[s], said[s].top if s in said else None) for s in studies]
+    html = render_page(
+        studies, str(settings.duckdb_path), sections, set(types.values()), data, answers
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfiles.replacing(out) as tmp:
         tmp.write_text(html, encoding="utf-8")

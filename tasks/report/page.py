@@ -41,11 +41,12 @@ figure svg { display: block; }
 figcaption { font-size: .8rem; color: #666; }
 details { margin: .2rem 0 1rem; }
 summary { cursor: pointer; color: #0b5394; font-size: .9rem; }
-.scroll { overflow-x: auto; max-height: 32rem; overflow-y: auto; border: 1px solid #e3e3e3; }
+.scroll { overflow-x: auto; max-height: 32rem; overflow-y: auto; border: 1px solid #e3e3e3;
+          scroll-padding-top: 2.2rem; }  /* a row scrolled or tabbed to stops below the header */
 table { border-collapse: collapse; font-size: .8rem; font-variant-numeric: tabular-nums; }
 th, td { padding: .18rem .5rem; border-bottom: 1px solid #eee; text-align: left;
          white-space: nowrap; }
-th { background: #f5f5f5; position: sticky; top: 0; }
+th { background: #f5f5f5; position: sticky; top: 0; z-index: 1; }
 td.num { text-align: right; }
 td.null { color: #aaa; }
 td.long { white-space: normal; min-width: 24rem; }
@@ -71,6 +72,11 @@ table.drill-table td.raw { white-space: normal; min-width: 10rem; max-width: 20r
                            font-family: ui-monospace, monospace; font-size: .75rem; }
 table.drill-table tr.failed td { background: #fff1dc; }
 button.reveal { font: inherit; font-size: .75rem; cursor: pointer; }
+.answer { background: #f4f8fc; border-left: 4px solid #0b5394; padding: .5rem 1rem .6rem;
+          margin: .6rem 0 1rem; max-width: 74rem; }
+.answer h2 { font-size: 1.15rem; margin: 0 0 .3rem; border: 0; padding: 0; }
+.answer ul { margin: 0; padding-left: 1.2rem; }
+.answer li { font-size: 1.02rem; margin: .2rem 0; }
 ul.notes { font-size: .8rem; color: #8a4b00; margin: .2rem 0 .6rem; padding-left: 1.2rem;
            max-width: 74rem; }
 """
@@ -101,6 +107,16 @@ class Block:
     svg: str | None = None
     note: str | None = None
     drill: tuple[str | None, ...] | None = None  # per row: its drill-down's design id
+    skipped: str | None = None  # the studies the figure leaves out, and why (one line)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One study's line at the top of the page: its computed headline (None: nothing yet)."""
+
+    study: str
+    type: str
+    headline: str | None
 
 
 @dataclass(frozen=True)
@@ -201,13 +217,15 @@ def render_block(block: Block, anchor: str) -> str:
         parts.append(_hint(block))
         parts.append(render_table(block.table, block.view, block.drill))
     else:
-        if block.svg is None:
+        if block.skipped:
+            parts.append(f'<p class="empty" data-view="{view}">{escape(block.skipped)}.</p>')
+        if block.svg is None and (block.note is not None or not block.skipped):
             note = f": {block.note}" if block.note else ""
             parts.append(
                 f'<p class="empty" data-view="{view}">Nothing to draw from '
                 f"<code>{view}</code> ({_rows(block.table.height)}){escape(note)}.</p>"
             )
-        else:
+        elif block.svg is not None:
             parts.append(
                 f'<figure data-view="{view}">{block.svg}<figcaption>Source: <code>{view}</code>'
                 f" ({_rows(block.table.height)}).</figcaption></figure>"
@@ -236,6 +254,25 @@ def _hint(block: Block) -> str:
     )
 
 
+def render_answers(answers: list[Answer]) -> str:
+    """The page's opening: each study's headline, before what ran and what it cost, each
+    linked to its type's section."""
+    if not answers:
+        return ""
+    items = "".join(
+        f'<li data-study="{escape(a.study)}"><strong>{escape(a.study)}</strong> '
+        f'(<a href="#{escape(a.type)}">{escape(a.type)}</a>): '
+        + (
+            escape(a.headline)
+            if a.headline
+            else "nothing to report yet: no design has a number (see its section)."
+        )
+        + "</li>"
+        for a in answers
+    )
+    return f'<div id="answer" class="answer"><h2>In short</h2><ul>{items}</ul></div>'
+
+
 def count_figures(sections: list[Section]) -> int:
     return sum(
         1 for s in sections for b in s.blocks if b.figure and b.svg is not None and b.table.height
@@ -248,10 +285,12 @@ def render_page(
     sections: list[Section],
     types: set[str] | frozenset[str] = frozenset(),
     drill_data: dict | None = None,
+    answers: list[Answer] | None = None,
 ) -> str:
-    """The whole page: header, contents, one <section> per part, every figure counted in the
-    `judgelab-figures` meta tag; the header's note on scales fits the study `types` present,
-    and `drill_data` (tasks/report/drill.py) is embedded once for the script."""
+    """The whole page: the studies' headlines (`answers`) first, then the header's note,
+    contents, one <section> per part, every figure counted in the `judgelab-figures` meta tag;
+    the header's note on scales fits the study `types` present, and `drill_data`
+    (tasks/report/drill.py) is embedded once for the script."""
     toc, body = [], []
     for s in sections:
         links = []
@@ -270,6 +309,11 @@ def render_page(
         )
     names = ", ".join(studies)
     notes = " ".join(k.load("report").SCALE_NOTE for k in StudyType.every() if k.name in types)
+    glossary = (
+        '; the <a href="#glossary">glossary</a> says what each column holds'
+        if any(s.key == "glossary" for s in sections)
+        else ""
+    )
     data = (
         f'<script type="application/json" id="drill-data">{to_script_json(drill_data)}</script>'
         if drill_data
@@ -289,10 +333,11 @@ def render_page(
 <main>
 <header>
 <h1>judgelab report</h1>
+{render_answers(answers or [])}
 <p>Studies: <strong>{escape(names)}</strong>. Read from <code>{escape(source)}</code>; every
 figure is drawn from the view named under it, and that view's rows for these studies are in the
 table below it; click a column header to sort, and a row of a main table for the calls behind
-it. {escape(notes)}</p>
+it{glossary}. {escape(notes)}</p>
 </header>
 <nav><h2>Contents</h2><ol>{"".join(toc)}</ol></nav>
 {chr(10).join(body)}

@@ -1,6 +1,7 @@
 """The report stage that ends every study and suite run: the HTML report at
 data/reports/<study or suite file stem>.html and a Prefect markdown artifact that summarises the
-run and names the report's file, so `serve` and the compose stack always have a current one."""
+run and links the report's file (its file:// URL), so `serve` and the compose stack always have
+a current one."""
 
 from __future__ import annotations
 
@@ -55,6 +56,6 @@ def report_stage(
         alerts,
     )
     create_markdown_artifact(
-        text, key=artifact_key("report", stem), description=f"report: {out}", _sync=True
+        text, key=artifact_key("report", stem), description=f"report: {out.as_uri()}", _sync=True
     )
     return str(out)

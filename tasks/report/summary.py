@@ -91,11 +91,15 @@ def run_markdown(
     report: Path,
     alerts: pl.DataFrame | None = None,
 ) -> str:
-    """The artifact's text: the report's path first (what the operator came for), then the
-    run's calls, failures, drift alerts (when any), main numbers and changes."""
+    """The artifact's text: a link to the report first (what the operator came for: its file://
+    URL, which opens on the machine that ran the flow; some browsers will not follow a file
+    link from a web page, so the URL and the path are also written out), then the run's calls,
+    failures, drift alerts (when any), main numbers and changes."""
+    url = report.resolve().as_uri()
     parts = [
         f"# {title}\n",
-        f"**Report:** `{report}` (one offline HTML file: open it in a browser)\n",
+        f"**Report:** [{report.name}]({url}) (one offline HTML file)\n\n"
+        f"Open `{url}` in a browser on this machine; its path: `{report}`.\n",
         "## Calls by outcome (this run)\n",
         md_table(calls_table(summaries)),
         "## Failures by judge\n",

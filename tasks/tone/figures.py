@@ -52,23 +52,39 @@ def _tone_filter(group: tuple) -> pl.Expr:
     )
 
 
+def _one_line(group: tuple, frame: pl.DataFrame) -> str:
+    return _tone_label(group, frame).replace("\n", " · ")
+
+
+def _group_rows(frame: pl.DataFrame, per_group: float, extra: float) -> tuple[list, list, float]:
+    """Studies, their group counts and the figure height: one row of the axes per group
+    (judge × prompt level × rewriter × axis), so labels sit beside their row and never
+    crowd each other however many axes a study has."""
+    studies = ordered(frame, "study")
+    sizes = [len(_tone_groups(frame.filter(pl.col("study") == s))) for s in studies]
+    return studies, sizes, 0.4 + sum(per_group * n + extra for n in sizes)
+
+
 @styled
 def tone_per_text(frame: pl.DataFrame) -> Figure | None:
-    """Per-text gaps A − B as points over a box per judge × prompt level."""
+    """Per-text gaps A − B as points over a box, one row per judge × prompt level (× rewriter
+    × axis when a study has several)."""
     frame = finite_rows(frame, "gap")
     if frame.is_empty():
         return None
-    studies, height = study_rows(frame, 2.8, extra=0.4)
+    studies, sizes, height = _group_rows(frame, 0.45, 0.9)
     fig = new_figure(height)
-    axes = fig.subplots(len(studies), 1, squeeze=False)
+    axes = fig.subplots(len(studies), 1, squeeze=False, height_ratios=[n + 1.5 for n in sizes])
     rng = np.random.default_rng(0)  # fixed jitter: the same data draws the same picture
     for ax, study in zip((a[0] for a in axes), studies, strict=True):
         part = frame.filter(pl.col("study") == study)
         groups = _tone_groups(part)
         data = [part.filter(_tone_filter(g))["gap"].to_numpy() for g in groups]
+        y = np.arange(len(groups))[::-1]  # the view's first group on top
         ax.boxplot(
             data,
-            positions=range(len(groups)),
+            positions=y,
+            orientation="horizontal",
             widths=0.5,
             showfliers=False,
             medianprops={"color": "black"},
@@ -77,22 +93,21 @@ def tone_per_text(frame: pl.DataFrame) -> Figure | None:
             capprops={"color": "#777777"},
         )
         judges = ordered(part, "judge")
-        for i, (g, values) in enumerate(zip(groups, data, strict=True)):
+        for at, g, values in zip(y, groups, data, strict=True):
             ax.scatter(
-                i + rng.uniform(-0.15, 0.15, len(values)),
                 values,
+                at + rng.uniform(-0.15, 0.15, len(values)),
                 s=14,
                 alpha=0.8,
                 color=PALETTE[judges.index(g[0]) % len(PALETTE)],
                 zorder=3,
             )
-        ax.axhline(0, color="#333333", lw=0.8)
-        ax.set_xticks(
-            range(len(groups)),
-            [f"{_tone_label(g, part)}\n(n={len(v)})" for g, v in zip(groups, data, strict=True)],
+        ax.axvline(0, color="#333333", lw=0.8)
+        ax.set_yticks(
+            y, [f"{_one_line(g, part)} (n={len(v)})" for g, v in zip(groups, data, strict=True)]
         )
-        ax.set_ylabel("gap A − B per text (1–10)")
-        ax.grid(axis="x", visible=False)
+        ax.set_xlabel("gap A − B per text (1–10)")
+        ax.grid(axis="y", visible=False)
         ax.set_title(f"{study}: per-text tone gap", loc="left")
     return fig
 
@@ -100,19 +115,21 @@ def tone_per_text(frame: pl.DataFrame) -> Figure | None:
 @styled
 def tone_gaps(frame: pl.DataFrame) -> Figure | None:
     """Win ratio (texts A > B per text B > A) and accept/reject flips at the task's threshold,
-    per judge × prompt level."""
+    one row per judge × prompt level (× rewriter × axis when a study has several)."""
     if frame.filter(pl.col("n_texts") > 0).is_empty():
         return None
-    studies, height = study_rows(frame, 2.8, extra=0.4)
+    studies, sizes, height = _group_rows(frame, 0.42, 1.0)
     fig = new_figure(height)
-    axes = fig.subplots(len(studies), 2, squeeze=False)
+    axes = fig.subplots(
+        len(studies), 2, squeeze=False, sharey="row", height_ratios=[n + 2 for n in sizes]
+    )
     for row, study in enumerate(studies):
         part = frame.filter(pl.col("study") == study)
         labels = [
-            f"{_tone_label(g, part)}\n(n={n})"
+            f"{_one_line(g, part)} (n={n})"
             for g, n in zip(_tone_groups(part), part["n_texts"], strict=True)
         ]
-        x = np.arange(part.height)
+        y = np.arange(part.height)[::-1]  # the view's first row on top
         ax, fax = axes[row]
         ratios = [as_float(v) for v in part["win_ratio"]]
         top = max([2.0, *(v for v in ratios if not math.isnan(v))]) * 1.25
@@ -121,35 +138,35 @@ def tone_gaps(frame: pl.DataFrame) -> Figure | None:
             if not math.isnan(v):
                 notes.append(f"{v:.2f}")
             elif r["n_a_wins"]:
-                notes.append("B never\nwins")
+                notes.append("B never wins")
             else:
                 notes.append("no wins")
-        heights = [
+        widths = [
             top if (math.isnan(v) and r["n_a_wins"]) else np.nan_to_num(v)
             for v, r in zip(ratios, part.iter_rows(named=True), strict=True)
         ]
-        bars = ax.bar(
-            x, heights, 0.6, color=[PALETTE[0] if not math.isnan(v) else "#9ecae1" for v in ratios]
+        bars = ax.barh(
+            y, widths, 0.6, color=[PALETTE[0] if not math.isnan(v) else "#9ecae1" for v in ratios]
         )
         ax.bar_label(bars, notes, padding=2, fontsize=7)
-        ax.axhline(1, color="#333333", lw=0.8, ls="--")
-        ax.set_ylim(0, top * 1.3)
-        ax.set_xticks(x, labels)
-        ax.set_ylabel("win ratio A : B")
-        ax.grid(axis="x", visible=False)
+        ax.axvline(1, color="#333333", lw=0.8, ls="--")
+        ax.set_xlim(0, top * 1.45)
+        ax.set_yticks(y, labels)
+        ax.set_xlabel("win ratio A : B")
+        ax.grid(axis="y", visible=False)
         ax.set_title(f"{study}: win ratio (1 = no preference)", loc="left")
         a = np.array([as_float(v) for v in part["flip_a_pass_pct"]])
         b = np.array([as_float(v) for v in part["flip_b_pass_pct"]])
-        b1 = fax.bar(x - 0.18, np.nan_to_num(a), 0.36, color=PALETTE[1], label="only A passes")
-        b2 = fax.bar(x + 0.18, np.nan_to_num(b), 0.36, color=PALETTE[4], label="only B passes")
+        b1 = fax.barh(y + 0.18, np.nan_to_num(a), 0.36, color=PALETTE[1], label="only A passes")
+        b2 = fax.barh(y - 0.18, np.nan_to_num(b), 0.36, color=PALETTE[4], label="only B passes")
         fax.bar_label(b1, fmt="%.0f", padding=2, fontsize=7)
         fax.bar_label(b2, fmt="%.0f", padding=2, fontsize=7)
         thresholds = part["threshold"].drop_nulls().unique().to_list()
         at = f" at ≥ {thresholds[0]:g}" if len(thresholds) == 1 else ""
-        fax.set_xticks(x, labels)
-        fax.set_ylim(0, max(10.0, float(np.nanmax(np.concatenate([a, b, [0]])))) * 1.3)
-        fax.set_ylabel("% of texts")
-        fax.grid(axis="x", visible=False)
+        fax.tick_params(axis="y", labelleft=False)
+        fax.set_xlim(0, max(10.0, float(np.nanmax(np.concatenate([a, b, [0]])))) * 1.2)
+        fax.set_xlabel("% of texts")
+        fax.grid(axis="y", visible=False)
         fax.set_title(f"verdict flips{at}", loc="left")
         fax.legend(**OUTSIDE, frameon=False)
     return fig
@@ -157,7 +174,8 @@ def tone_gaps(frame: pl.DataFrame) -> Figure | None:
 
 @styled
 def tone_flips(frame: pl.DataFrame) -> Figure | None:
-    """Net flips (only A passes − only B passes, % of texts) at every pass mark."""
+    """Net flips (only A passes − only B passes, % of texts) at every pass mark: each judge ×
+    prompt level (× rewriter × axis) a line of its own colour and marker."""
     frame = finite_rows(frame, "net_flip_pct")
     if frame.is_empty():
         return None
@@ -166,19 +184,18 @@ def tone_flips(frame: pl.DataFrame) -> Figure | None:
     axes = fig.subplots(len(studies), 1, squeeze=False)
     for ax, study in zip((a[0] for a in axes), studies, strict=True):
         part = frame.filter(pl.col("study") == study)
-        judges = ordered(part, "judge")
         levels = ordered(part, "prompt_level")
         styles = ("-", "--", ":", "-.")
-        for g in _tone_groups(part):
+        for k, g in enumerate(_tone_groups(part)):
             line = part.filter(_tone_filter(g)).sort("threshold")
             ax.plot(
                 line["threshold"],
                 line["net_flip_pct"],
-                color=PALETTE[judges.index(g[0]) % len(PALETTE)],
+                color=PALETTE[k % len(PALETTE)],
                 ls=styles[levels.index(g[1]) % len(styles)],
-                marker=MARKERS[levels.index(g[1]) % len(MARKERS)],
+                marker=MARKERS[(k + k // len(PALETTE)) % len(MARKERS)],  # unique to 64
                 ms=4,
-                label=_tone_label(g, part).replace("\n", " · ") + f" (n={line['n_texts'].max()})",
+                label=f"{_one_line(g, part)} (n={line['n_texts'].max()})",
             )
         ax.axhline(0, color="#333333", lw=0.8)
         ax.set_xlabel("pass mark (overall score ≥)")

@@ -8,8 +8,9 @@ import polars as pl
 
 from judgelab.settings import Settings
 from tasks.report.drill import DrillSpec
-from tasks.report.panel import Panel
+from tasks.report.panel import Headline, Panel
 from tasks.tone import figures
+from tasks.tone.headline import headline as study_headline
 
 TITLE = "Tone studies"
 INTRO = (
@@ -31,9 +32,9 @@ PANELS: list[Panel] = [
     Panel(
         "tbl_tone_per_text",
         "Per-text tone gap",
-        "Each point is one text's mean score for version A (confident / native) minus "
-        "version B (hesitant / non-native); points above 0 are texts the evaluator scored "
-        "higher when they only sounded more confident.",
+        "Each point is one text's mean score for version A minus version B on one axis (A: "
+        "confident, native, padded or bullets; B: hesitant, non-native, as written or prose), "
+        "so points above 0 are texts the evaluator scored higher for the style of A alone.",
         figures.tone_per_text,
         "no text has both versions scored",
     ),
@@ -50,7 +51,7 @@ PANELS: list[Panel] = [
         "tbl_tone_flips",
         "Verdict flips across pass marks",
         "For every pass mark from 1 to 10, the share of texts that pass only as version A "
-        "minus those that pass only as version B; above 0 the confident wording buys passes.",
+        "minus those that pass only as version B; above 0 the style of version A buys passes.",
         figures.tone_flips,
         "no pass mark has a net flip",
     ),
@@ -137,3 +138,13 @@ def console(settings: Settings, studies: list[str], table: pl.DataFrame) -> list
         "tbl_tone_gaps (gap = pole A − pole B, see contrast; overall 1–10):",
         gaps.select(GAP_COLUMNS),
     ]
+
+
+def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
+    """Each study's headline (tasks/tone/headline.py) from tbl_tone_gaps."""
+    from tasks import warehouse
+
+    sql = "select * from tbl_tone_gaps where list_contains(?, study)"
+    gaps = warehouse.query(settings, sql, [studies])
+    said = {s: study_headline(gaps.filter(pl.col("study") == s)) for s in studies}
+    return {s: h for s, h in said.items() if h.full}

@@ -42,6 +42,7 @@ STUDY_TYPE = StudyType(
         ("n_texts", "gap", "noise_yardstick", "win_ratio"),
     ),
     report="tasks.tone.report",
+    headline="tasks.tone.report:headlines",
     data_table="texts",
     checks="tasks.tone.study_type:check",
     stages="tasks.tone.study_type",

@@ -140,12 +140,14 @@ def test_the_headline_names_the_best_separating_design_and_the_spread() -> None:
             "mae": [2.0, 1.5, 1.2],  # a tie on separation goes to the lower MAE
         }
     )
-    assert headline(rows) == (
+    said = headline(rows)
+    assert said.full == (
         "k · base tells right from wrong candidates best: separation 2.25 grade points "
         "(4 = perfectly apart); across 3 designs it spans 0.5–2.25."
     )
-    assert headline(rows.head(1)).endswith("(4 = perfectly apart).")
-    assert headline(rows.with_columns(pl.lit(None, pl.Float64).alias("separation"))) == ""
+    assert said.top == "k · base separates right from wrong candidates best: 2.25 of 4."
+    assert headline(rows.head(1)).full.endswith("(4 = perfectly apart).")
+    assert headline(rows.with_columns(pl.lit(None, pl.Float64).alias("separation"))).full == ""
 
 
 @pytest.mark.slow

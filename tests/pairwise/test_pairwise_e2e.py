@@ -56,7 +56,12 @@ def check_report(path: Path, settings: Settings) -> None:
     the drill-down, their texts hidden."""
     page = path.read_text(encoding="utf-8")
     dom = parse_html(page)
-    assert [s.attrs["id"] for s in dom.find_all("section")] == ["summary", "pairwise", "costs"]
+    assert [s.attrs["id"] for s in dom.find_all("section")] == [
+        "summary",
+        "pairwise",
+        "costs",
+        "glossary",
+    ]
     figures = [f.attrs["data-view"] for f in dom.find_all("figure")]
     # the summary's, then the type's: position bias, the right-or-wrong variance split
     assert figures == ["fct_calls", "tbl_pairwise_position", "tbl_variance_components"]

@@ -67,7 +67,9 @@ def test_each_design_is_a_row_with_its_bias_interval_flag_and_consistency() -> N
         (1.0, 80.0),
         (0.0, 0.0),
     ]
-    assert cax.get_xlim() == (0.0, 100.0)
+    # room right of 100% for the value each bar carries; a missing consistency reads "–"
+    assert cax.get_xlim() == (0.0, 115.0) and list(cax.get_xticks()) == [0, 25, 50, 75, 100]
+    assert [t.get_text() for t in cax.texts] == ["10%", "80%", "–"]
     assert plotting.to_svg(fig, "pw").startswith("<svg")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from tasks.pairwise.headline import headline, level_accuracy, position_sentence
+from tasks.pairwise.headline import headline, headlines, level_accuracy, position_sentence
 
 COLUMNS = [
     *("study", "judge", "model", "prompt_level", "reasoning_effort", "pair_id", "shown_first"),
@@ -59,6 +59,34 @@ def test_headline_of_planted_verdicts_reads_as_worked_out_by_hand() -> None:
         "judgments (20 labelled pairs judged in both orders, pooled over 4 designs); the answer "
         "shown first wins 60% of decisive verdicts."
     )
+
+
+def test_the_top_of_the_report_gets_the_leading_factor_and_the_position_share() -> None:
+    """The page's opening line: three numbers from the same computation as the sentences."""
+    said = headlines(frame(PLANTED))
+    assert said.full == headline(frame(PLANTED))
+    assert said.top == (
+        "Judge moves accuracy most: 40% (J2) vs 80% (J1); position changes the winner in 20% "
+        "of pair judgments."
+    )
+    # a judge that always names the first answer: only the order moves accuracy (0% with the
+    # human's choice shown second, not "-0%" from the fit's rounding)
+    always_first = [
+        ("s", "J1", "m", lv, "n/a", f"p{i}", first, 0, "ok", "A", first, "a")
+        for lv in ("p", "q")
+        for i in range(PAIRS)
+        for first in ("a", "b")
+    ]
+    assert headlines(frame(always_first)).top == (
+        "The order of the two answers moves accuracy most: 0% (b shown first) vs 100% (a shown "
+        "first); position changes the winner in 100% of pair judgments."
+    )
+    # a judge that always names the human's choice: nothing moves accuracy
+    always_right = [(*r[:9], "A" if r[6] == "a" else "B", "a", "a") for r in always_first]
+    assert headlines(frame(always_right)).top == (
+        "No design choice moves accuracy; position changes the winner in 0% of pair judgments."
+    )
+    assert headlines(frame([])) == ("", "")
 
 
 def test_missing_calls_are_left_out_failed_ones_are_wrong_unlabelled_only_count_position() -> None:

@@ -18,6 +18,9 @@ the tests read; about 60 s on a quiet machine):
                    × 2 prompt levels by a `fake/planted` judge whose first position always wins
                    (bias +50 pp, consistency 0, every pair leans first: sign test p = 2 · 0.5⁸,
                    flagged after Holm over the study's 4 designs) and a `fake/hash` one
+A second suite, one judge per study (`one_judge_run`, its report data/reports/one.html): a
+rating study, a pairwise study on three prompt levels and studies/tone_axes.toml on a planted
+evaluator (about 2 minutes); the one-judge and wide-screenshot tests use it.
 """
 
 from __future__ import annotations
@@ -213,6 +216,76 @@ def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     types["report-pairwise"] = "pairwise"
     (root / "suite.toml").write_text(f'[suite]\nname = "report"\nstudies = {json.dumps(files)}\n')
     judgelab(settings.data_dir, "run", str(root / "suite.toml"))
+    return Warehouse(settings, list(types), types)
+
+
+# One judge per study (issue 30: what the shipped embedded-judge studies look like): a rating
+# study (its rank and ensemble-size figures need two judges), a pairwise study on three prompt
+# levels whose judge always answers A (bias +50 pp, consistency 0%), and studies/tone_axes.toml
+# on a planted evaluator that likes length (three axes × two prompt variants).
+ONE_RATING = """
+[study]
+name = "one-rating"
+task = "sentiment"
+benchmark = "vader"
+sample_size = 20
+seed = 7
+prompt_levels = ["base"]
+scales = ["likert7", "bipolar3"]
+baselines = ["vader"]
+
+[study.analysis]
+bootstrap = 50
+ensemble_baselines = true
+
+[[judges]]
+name = "solo"
+model = "fake/planted"
+concurrency = 32
+extra = {{ truth = "{truth}", noise = 0.5 }}
+"""
+ONE_PAIRWISE = (
+    PAIRWISE[: PAIRWISE.index('[[judges]]\nname = "hash"')]  # the judge "first" alone
+    .replace("report-pairwise", "one-pairwise")
+    .replace('["base", "long_icl"]', '["base", "short_icl", "long_icl"]')
+)
+TONE_AXES_JUDGE = """
+[[judges]]
+name = "lengthy"
+model = "fake/planted"
+concurrency = 8
+extra = { base = 1.0, length_bonus = 5.0, noise = 0.5 }
+"""
+
+
+@pytest.fixture(scope="session")
+def one_judge_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    """The one-judge suite run by `judgelab run` (its report: data/reports/one.html)."""
+    root = tmp_path_factory.mktemp("one-judge")
+    settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
+    truth = root / "rating-truth.json"
+    (root / "rating.toml").write_text(ONE_RATING.format(truth=truth))
+    items, _ = benchmarks.load(load_study(root / "rating.toml"), settings)
+    fraction = (pl.col("human_mean") - pl.col("human_min")) / (
+        pl.col("human_max") - pl.col("human_min")
+    )
+    truth.write_text(json.dumps(dict(items.group_by("text").agg(fraction.mean()).iter_rows())))
+    pairs = [
+        {"id": i, "question": f"Question {i}?", "answer_a": f"One {i}.", "answer_b": f"Two {i}."}
+        | {"human": "ab"[i % 2]}
+        for i in range(N_PAIRS)
+    ]
+    pl.DataFrame(pairs).write_csv(root / "pairs.csv")
+    (root / "pairwise.toml").write_text(ONE_PAIRWISE)
+    types = {"one-rating": "rating", "one-pairwise": "pairwise"}
+    files = ["rating.toml", "pairwise.toml"]
+    if TONE_SKIPPED is None:
+        shipped = (Path(__file__).parents[2] / "studies" / "tone_axes.toml").read_text()
+        (root / "tone.toml").write_text(shipped[: shipped.index("[[judges]]")] + TONE_AXES_JUDGE)
+        files.append("tone.toml")
+        types["tone-axes"] = "tone"
+    (root / "one.toml").write_text(f'[suite]\nname = "one"\nstudies = {json.dumps(files)}\n')
+    judgelab(settings.data_dir, "run", str(root / "one.toml"))
     return Warehouse(settings, list(types), types)
 
 

@@ -122,7 +122,7 @@ def test_the_report_has_a_drift_section_with_figure_and_alerts(
 ) -> None:
     out = write_report(planted, [WATCHED], tmp_path / "r.html")
     dom = parse_html(out.read_text("utf-8"))
-    assert sections(out) == ["summary", "rating", "drift", "costs"]
+    assert sections(out) == ["summary", "rating", "drift", "costs", "glossary"]
     (part,) = [s for s in dom.find_all("section") if s.attrs["id"] == "drift"]
     assert "1 drift alert, listed below" in part.text()
     (fig,) = part.find_all("figure")
@@ -151,7 +151,7 @@ def test_a_study_without_canary_batches_has_no_drift_section(
     planted: Settings, tmp_path: Path
 ) -> None:
     out = write_report(planted, [PLAIN], tmp_path / "plain.html")
-    assert sections(out) == ["summary", "rating", "costs"]
+    assert sections(out) == ["summary", "rating", "costs", "glossary"]
     assert "tbl_drift" not in out.read_text("utf-8")
 
 

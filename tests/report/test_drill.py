@@ -102,7 +102,12 @@ def test_the_run_summary_names_the_report_and_sums_the_calls() -> None:
     text = run_markdown(
         "run", summaries, ["judge 'j1' failed"], {"rating": perf}, changes, Path("/r/s.html")
     )
-    assert "**Report:** `/r/s.html`" in text
+    # a link first: the file:// URL of the report, then that URL and the path written out
+    first = text.splitlines()[2]
+    assert first == "**Report:** [s.html](file:///r/s.html) (one offline HTML file)"
+    assert "Open `file:///r/s.html` in a browser on this machine; its path: `/r/s.html`." in text
+    spaced = run_markdown("run", [], [], {}, pl.DataFrame(), Path("/r/my report.html"))
+    assert "[my report.html](file:///r/my%20report.html)" in spaced  # a URL, not a path
     assert "| s | j1 | 10 | 4 | 6 | 5 | 0 | 0 | 1 |" in text
     assert "- judge 'j1' failed" in text
     assert "| s | a\\|b | 0.1 |" in text and "extra" not in text  # the columns read first

@@ -23,6 +23,7 @@ from tasks.study_types import StudyType
 from tasks.tone import figures as tone_figures
 
 from .conftest import Node, Warehouse, page_svg, parse_html
+from .test_headlines import NUMBER
 
 FIGURE_VIEWS = {
     "summary": ["fct_calls"],
@@ -50,6 +51,7 @@ SECTION_TITLES = {
     "tone": "Tone studies",
     "pairwise": "Pairwise studies",
     "costs": "Costs",
+    "glossary": "Glossary",
 }
 # views shown as tables, openly
 TABLE_VIEWS = {
@@ -62,7 +64,7 @@ TABLE_VIEWS = {
 
 def expected_parts(types: dict[str, str]) -> list[str]:
     kinds = [t for t in ("rating", "accuracy", "tone", "pairwise") if t in types.values()]
-    return ["summary", *kinds, "costs"]
+    return ["summary", *kinds, "costs", "glossary"]
 
 
 def figure_count(dom: Node) -> int:
@@ -281,6 +283,50 @@ def test_numbers_in_tables_equal_the_views(warehouse_run: Warehouse, report_dom:
 
 
 @pytest.mark.slow
+def test_the_page_opens_with_each_studys_headline(
+    warehouse_run: Warehouse, report_file: Path, report_dom: Node
+) -> None:
+    """Before what ran: one line per study, in the asked order, its type's computed headline
+    (the short one: at most three numbers); the type's section opens with the long one."""
+    (block,) = [d for d in report_dom.find_all("div") if d.attrs.get("id") == "answer"]
+    lines = {li.attrs["data-study"]: li.text() for li in block.find_all("li")}
+    assert list(lines) == warehouse_run.studies
+    for kind in {StudyType.named(t) for t in warehouse_run.types.values()}:
+        of_kind = [s for s, t in warehouse_run.types.items() if t == kind.name]
+        said = kind.load("headline")(warehouse_run.settings, of_kind)
+        for study in of_kind:
+            top = said[study].top if study in said else None
+            assert lines[study].startswith(f"{study} ({kind.name}): "), study
+            if top:
+                assert lines[study].endswith(top) and len(NUMBER.findall(top)) <= 3, study
+        (section,) = [s for s in report_dom.find_all("section") if s.attrs["id"] == kind.name]
+        leads = [p.text() for p in section.find_all("p") if p.attrs.get("class") == "lead"]
+        assert all(any(said[s].full in lead for lead in leads) for s in said), kind.name
+    assert "report-rating (rating): Best judge design: fake-shift · " in "".join(lines.values())
+    page = report_file.read_text(encoding="utf-8")
+    assert page.index('id="answer"') < page.index("What ran")
+
+
+@pytest.mark.slow
+def test_the_glossary_explains_the_columns_the_page_shows(report_dom: Node) -> None:
+    (section,) = [s for s in report_dom.find_all("section") if s.attrs["id"] == "glossary"]
+    (table,) = section.find_all("table", **{"data-view": "glossary"})
+    rows = table.table_rows()
+    named = {r["column"] for r in rows}
+    assert {"bias_lo", "p_holm", "consistency_pct", "flagged", "gap", "leniency_pct"} <= named
+    shown = {
+        (t.attrs["data-view"], th.text())
+        for t in report_dom.find_all("table")
+        if t.attrs.get("data-view") != "glossary"
+        for th in t.find_all("th")
+    }
+    for row in rows:  # every term is a column of a table the page shows, in the views it names
+        assert all((view, row["column"]) in shown for view in row["in"].split(", ")), row
+    links = [a for a in report_dom.find_all("a") if a.attrs.get("href") == "#glossary"]
+    assert any(a.text() == "glossary" for a in links)  # the header points to it
+
+
+@pytest.mark.slow
 def test_ensembles_keep_the_baseline_pool_apart(warehouse_run: Warehouse, report_dom: Node) -> None:
     """Two LLM judges + VADER: no judge-only triple exists; with ensemble_baselines on, the
     triples that need VADER appear only under pool judges+baselines, in the views and the page;
@@ -316,7 +362,12 @@ def test_only_the_types_present_get_sections(warehouse_run: Warehouse, tmp_path:
     out = tmp_path / "nested" / "rating.html"  # its folder is made
     assert write_report(warehouse_run.settings, ["report-rating"], out) == out
     dom = parse_html(out.read_text(encoding="utf-8"))
-    assert [s.attrs["id"] for s in dom.find_all("section")] == ["summary", "rating", "costs"]
+    assert [s.attrs["id"] for s in dom.find_all("section")] == [
+        "summary",
+        "rating",
+        "costs",
+        "glossary",
+    ]
     assert figure_count(dom) == len(dom.find_all("figure")) == 1 + len(FIGURE_VIEWS["rating"])
     studies = {
         r["study"] for r in dom.find_all("table", **{"data-view": "fct_calls"})[0].table_rows()
@@ -383,9 +434,9 @@ def test_figures_survive_views_whose_numbers_are_all_null(warehouse_run: Warehou
         gaps, fig = drawn["tone_gaps"]
         ratio_ax, flip_ax = fig.axes[:2]
         assert [t.get_text() for t in ratio_ax.texts] == [
-            "B never\nwins" if wins else "no wins" for wins in gaps["n_a_wins"]
+            "B never wins" if wins else "no wins" for wins in gaps["n_a_wins"]
         ]
-        assert {p.get_height() for p in flip_ax.patches} == {0.0}  # no share: empty bars
+        assert {p.get_width() for p in flip_ax.patches} == {0.0}  # no share: empty bars
         rewrites, fig = drawn["rewrite_pass_rates"]
         pass_ax, fail_ax = fig.axes[:2]
         assert [t.get_text() for t in pass_ax.texts] == [
@@ -558,3 +609,51 @@ def test_figure5_draws_the_triples_without_the_outlier_scale_as_their_own_panel(
         "tox · without bipolar3: ensembles of three judge designs",
     ]
     assert [ax.patches[0].get_height() for ax in axes] == [25.2, 4.6]
+
+
+def ranking_rows(study: str, judges: list[str]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "study": [study] * len(judges),
+            "kind": ["judge"] * len(judges),
+            "prompt_level": ["base"] * len(judges),
+            "scale": ["likert7"] * len(judges),
+            "rank": list(range(1, len(judges) + 1)),
+            "judge": judges,
+            "kripp_alpha": [0.9 - 0.1 * i for i in range(len(judges))],
+        }
+    )
+
+
+def test_a_figure_comparing_judges_gives_a_one_judge_study_one_line() -> None:
+    """Figure 4 ranks judges: a study with one judge would be "#1" in every cell. It is left
+    out of the figure with a line saying why; its rows stay in the table."""
+    (panel,) = [
+        p for p in StudyType.named("rating").load("report").PANELS if p.view == "tbl_judge_ranking"
+    ]
+    assert panel.min_judges == 2
+    solo, duo = ranking_rows("solo", ["j1"]), ranking_rows("duo", ["j1", "j2"])
+    judges = {"solo": ["j1"], "duo": ["j1", "j2"]}
+    line = (
+        "Not drawn for solo: this figure compares 2 or more judges, and solo has 1 judge (j1); "
+        "the rows are in the table below."
+    )
+    html = render_block(make_block(panel, solo, "p", judges=judges), "a")
+    assert "<figure" not in html and "Nothing to draw" not in html
+    assert f'<p class="empty" data-view="tbl_judge_ranking">{line}</p>' in html
+    assert '<table data-view="tbl_judge_ranking">' in html and ">solo<" in html
+    # beside a study with two judges: the figure draws that one only, and names the other
+    both = pl.concat([solo, duo])
+    block = make_block(panel, both, "p", judges=judges)
+    assert block.svg == plotting.render(panel.draw, duo, "p") and block.table.equals(both)
+    html = render_block(block, "a")
+    assert html.count("<figure") == 1 and line in html
+    # unknown judges (a caller that does not say): drawn as before
+    assert make_block(panel, solo, "p").svg == plotting.render(panel.draw, solo, "p")
+    # a panel that does not compare judges draws a one-judge study
+    (perf,) = [
+        p
+        for p in StudyType.named("rating").load("report").PANELS
+        if p.view == "tbl_rating_performance"
+    ]
+    assert perf.min_judges == 1

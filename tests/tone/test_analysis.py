@@ -328,6 +328,57 @@ def test_tone_gap_and_flip_views(settings: Settings) -> None:
     ]
 
 
+# Three axes on two texts, two repeats each: whose pole B is a rewrite (confidence: low) and
+# whose pole B is the text as written (verbosity: unpadded, formatting: prose).
+AXES_SCORES = {
+    ("confidence", "high"): {"t1": (8, 8), "t2": (7, 7)},
+    ("confidence", "low"): {"t1": (6, 6), "t2": (7, 7)},
+    ("verbosity", "padded"): {"t1": (9, 7), "t2": (6, 6)},
+    ("verbosity", "unpadded"): {"t1": (5, 5), "t2": (5, 5)},
+    ("formatting", "bullets"): {"t1": (5, 5), "t2": (4, 4)},
+    ("formatting", "prose"): {"t1": (5, 5), "t2": (5, 5)},
+    ("none", "original"): {"t1": (5, 5), "t2": (5, 5)},
+}
+
+
+def test_per_text_view_has_both_poles_on_every_axis(settings: Settings) -> None:
+    """tbl_tone_per_text pairs each axis's own poles (A first, as tbl_tone_gaps' contrast), so
+    verbosity and formatting, whose pole B is the original text, get their means and gaps."""
+    scores = _frame(
+        [
+            _call("hand", "plain", axis, pole, text, r, v, None, 1.0)
+            for (axis, pole), texts in AXES_SCORES.items()
+            for text, values in texts.items()
+            for r, v in enumerate(values)
+        ]
+    )
+    warehouse.write_table(settings, version_scores(scores), "tone_version_scores", "s")
+    warehouse.write_table(settings, tone_gaps(scores, n_boot=0), "tone_gaps", "s")
+    con = _views(
+        settings,
+        "staging/stg_tone_version_scores",
+        "staging/stg_tone_gaps",
+        "reports/tbl_tone_per_text",
+    )
+    got = con.sql(
+        "select axis, text_id, original_mean, a_mean, a_sd, b_mean, b_sd, gap "
+        "from tbl_tone_per_text order by axis, text_id"
+    ).fetchall()
+    assert got == [
+        ("confidence", "t1", 5.0, 8.0, 0.0, 6.0, 0.0, 2.0),
+        ("confidence", "t2", 5.0, 7.0, 0.0, 7.0, 0.0, 0.0),
+        ("formatting", "t1", 5.0, 5.0, 0.0, 5.0, 0.0, 0.0),
+        ("formatting", "t2", 5.0, 4.0, 0.0, 5.0, 0.0, -1.0),
+        ("verbosity", "t1", 5.0, 8.0, 1.41, 5.0, 0.0, 3.0),
+        ("verbosity", "t2", 5.0, 6.0, 0.0, 5.0, 0.0, 1.0),
+    ]
+    # the per-text gaps average to the gap table's gap, axis by axis
+    mean_gap = con.sql("select axis, avg(gap) from tbl_tone_per_text group by axis").fetchall()
+    table = dict(con.sql("select axis, gap from stg_tone_gaps").fetchall())
+    assert set(table) == {"confidence", "verbosity", "formatting"}
+    assert dict(mean_gap) == pytest.approx(table)
+
+
 P_COLUMNS = ("wilcoxon_p", "wilcoxon_p_holm", "wilcoxon_p_bh")
 
 
