@@ -7,11 +7,13 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import flows.common as common
 from judgelab.settings import Settings
 from judgelab.study import load_study
+from tasks import warehouse
 
 STUDY = """[study]
 name = "refused"
@@ -49,6 +51,9 @@ def test_calls_of_shards_never_started_count_as_not_sent(
 
     monkeypatch.setattr(common.stages, "judge_shard", judge_shard)
     monkeypatch.setattr(common, "get_run_logger", lambda: logging.getLogger("test"))
+    # the plan part the run reads its failed calls' causes through; no call of it was stored
+    empty_plan = pl.DataFrame(schema={"key": pl.String, "judge": pl.String})
+    warehouse.write_table(settings, empty_plan, "plan", study.name)
     before = {"bad-key": {"planned": 600, "stored": 0, "missing": 600}}
     made, _, failures = common.judge_all(study, settings, before, "run-1")
     assert ran == [("bad-key", 0, 2)]  # the stopped judge runs no second shard

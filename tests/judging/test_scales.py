@@ -23,7 +23,9 @@ def test_the_four_paper_scales_and_the_verdict() -> None:
         "rubric_argument": (1, 10, 10),  # the overall score; criteria 1–4 each
         "rubric_application": (1, 10, 10),
         "rewrite": (0, 100000, 0),  # free text: no grid
+        "grade5": (1, 5, 5),  # a type package's (tasks/grading/scales.toml), after the shared
     }
+    assert list(SCALES)[-1] == "grade5"
 
 
 def test_numeric_scales_keep_their_key_material() -> None:
