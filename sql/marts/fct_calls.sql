@@ -1,4 +1,4 @@
--- One row per planned call joined with its stored result: design, status, raw answer, cost inputs.
+-- One row per planned judgment (a plan row: design × item × repeat) joined with the stored result of its call (judgments of identical requests share one call and its key): design, status, raw answer, cost inputs.
 create or replace view fct_calls as
 select p.study, p.judge, p.model, p.task, p.prompt_level, p.prompt_version, p.scale, p.item_id,
        p."repeat", p.key,
