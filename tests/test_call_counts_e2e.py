@@ -51,7 +51,7 @@ def test_plan_run_and_report_count_the_same_calls_and_label_judgments(tmp_path: 
     study.write_text(STUDY)
     data = tmp_path / "data"
 
-    planned = judgelab(data, "plan", str(study))
+    planned = judgelab(data, "plan", str(study), env={"COLUMNS": "400"})  # every column shown
     row = re.search(r"│ a\s*┆\s*(\d+)\s*┆\s*(\d+)\s*┆\s*(\d+)\s*┆[^┆]*┆\s*\d+\s*┆\s*(\d+)", planned)
     assert row, planned
     assert [int(n) for n in row.groups()] == [CALLS, 0, CALLS, CALLS * 16]  # est: each call once

@@ -77,8 +77,15 @@ def test_make_targets_run_what_the_readme_says() -> None:
     """`make -n` prints a target's commands without running them."""
 
     def dry_run(target: str) -> list[str]:
+        # run from `make test` (CI), make would print "Entering/Leaving directory" lines
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
         done = subprocess.run(
-            ["make", "-n", target], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60
+            ["make", "-n", "--no-print-directory", target],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
         )
         assert done.returncode == 0, done.stderr
         return done.stdout.splitlines()
