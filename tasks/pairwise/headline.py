@@ -105,6 +105,8 @@ def factor_sentence(levels: pl.DataFrame) -> str | None:
 def _factor_sentence(parts: list[tuple[float, str, str]]) -> str | None:
     if not parts:
         return None
+    if round(parts[0][0], 9) <= 0:  # as the top line says it: not "50% to 50%"
+        return "No design choice moves accuracy: every level scores alike."
     (_, first, said), rest = parts[0], parts[1:]
     if not rest:
         return f"{first[0].upper()}{first[1:]} moves accuracy: {said}."

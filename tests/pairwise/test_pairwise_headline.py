@@ -83,9 +83,12 @@ def test_the_top_of_the_report_gets_the_leading_factor_and_the_position_share() 
     )
     # a judge that always names the human's choice: nothing moves accuracy
     always_right = [(*r[:9], "A" if r[6] == "a" else "B", "a", "a") for r in always_first]
-    assert headlines(frame(always_right)).top == (
+    said = headlines(frame(always_right))
+    assert said.top == (
         "No design choice moves accuracy; position changes the winner in 0% of pair judgments."
     )
+    assert said.full.startswith("No design choice moves accuracy: every level scores alike.")
+    assert "100% to 100%" not in said.full and "100% vs 100%" not in said.full
     assert headlines(frame([])) == ("", "")
 
 
