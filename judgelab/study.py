@@ -61,6 +61,13 @@ class Judge(BaseModel):
     supports_reasoning: bool | None = None
     rpm: int | None = Field(default=None, ge=1)  # requests-per-minute cap
     tpm: int | None = Field(default=None, ge=1)  # tokens-per-minute cap (estimated before a call)
+    # Send missing calls through the provider's batch API (tasks/judging/batches.py): about
+    # half price, answers within the completion window. Not part of the key: a batch
+    # request's body is the online request's. None = the study's `batch` default.
+    batch: bool | None = None
+    batch_size: int = Field(default=50_000, ge=1)  # requests per batch (OpenAI's limit)
+    batch_bytes: int = Field(default=190_000_000, ge=1)  # input-file bytes per batch (200 MB)
+    batch_poll_s: float = Field(default=30.0, gt=0)  # seconds between status polls
 
     @field_validator("name")
     @classmethod
@@ -219,6 +226,7 @@ class Study(BaseModel):
     # a judge's api_base is part of its call keys, so answers from another server are not
     # reused; true keys calls without it (one answer per request, whichever server gave it)
     reuse_across_endpoints: bool = False
+    batch: bool = False  # the default of each judge's `batch` (provider batch API, half price)
     canary: Canary | None = None  # [study.canary]: drift watch (rating and accuracy studies)
     rules: list[Rule] = Field(default_factory=list)  # top-level [[rules]]: `judgelab check`
 
@@ -239,6 +247,14 @@ class Study(BaseModel):
         """The part name of this study's item tables: a user file's and a QA or tone sample's
         (drawn while loading) are per study, a built-in rating benchmark's is shared."""
         return self.benchmark if self.benchmark in ("vader", "convabuse") else self.name
+
+    @model_validator(mode="after")
+    def batch_default(self) -> Study:
+        """A judge that does not say whether it batches follows the study's `batch`."""
+        for judge in [*self.judges, *([self.rewriter] if self.rewriter else [])]:
+            if judge.batch is None:
+                judge.batch = self.batch
+        return self
 
     @model_validator(mode="after")
     def data_matches_benchmark(self) -> Study:

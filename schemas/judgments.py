@@ -37,6 +37,13 @@ class Judgments(pa.DataFrameModel):
     source: str = pa.Field(isin=list(SOURCES))
     source_sha256: str = pa.Field(nullable=True, str_length=64)  # the imported file's sha256
     source_row: int = pa.Field(nullable=True, ge=1)  # its record's number in the file (1 = first)
+    # prompt tokens the provider read from / wrote to its prompt cache (usage's
+    # prompt_tokens_details.cached_tokens, Anthropic's cache_read/creation_input_tokens);
+    # null when the provider did not say, or on parts written before caching counted
+    cached_tokens: int = pa.Field(nullable=True, ge=0)
+    cache_write_tokens: int = pa.Field(nullable=True, ge=0)
+    # the provider batch that answered this call (tasks/judging/batches.py); null = online
+    batch_id: str = pa.Field(nullable=True)
 
     class Config:
         strict = True

@@ -79,4 +79,7 @@ def store_rows(rows: pl.DataFrame, run_id: str, now: datetime) -> pl.DataFrame:
         pl.lit("import").alias("source"),
         "source_sha256",
         pl.col("source_row").cast(pl.Int64),
+        pl.lit(None, pl.Int64).alias("cached_tokens"),
+        pl.lit(None, pl.Int64).alias("cache_write_tokens"),
+        pl.lit(None, pl.String).alias("batch_id"),
     ).cast(SCHEMA)

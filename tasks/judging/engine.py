@@ -126,6 +126,25 @@ def request_kwargs(judge: Judge, messages: list[dict], params: dict, key: str | 
     return kwargs
 
 
+def _field(obj: object, name: str) -> object:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def cache_tokens(usage: object) -> tuple[int | None, int | None]:
+    """(prompt tokens read from the provider's cache, tokens written to it) from a response's
+    usage: OpenAI's prompt_tokens_details.cached_tokens, Anthropic's cache_read_input_tokens
+    and cache_creation_input_tokens (litellm passes both through). None: not reported."""
+    read = _field(usage, "cache_read_input_tokens")
+    details = _field(usage, "prompt_tokens_details")
+    if not isinstance(read, int) and details is not None:
+        read = _field(details, "cached_tokens")
+    written = _field(usage, "cache_creation_input_tokens")
+    return (
+        read if isinstance(read, int) else None,
+        written if isinstance(written, int) else None,
+    )
+
+
 def reask_messages(messages: list[dict], raw: str, status: str, scale: Scale) -> list[dict]:
     """The conversation so far plus a one-line correction naming what was wrong."""
     problem = "was not valid JSON" if status == "unparseable" else "was outside the scale"
@@ -264,6 +283,7 @@ class Engine:
         started = time.perf_counter()
         messages, answers = call.messages, []
         attempts = prompt_tokens = completion_tokens = 0
+        cached: list[int | None] = [None, None]  # read, written: summed over asks that say
         cost = 0.0
         status, score, error = ERROR, None, None
         for _ in range(self.judge.max_reasks + 1):
@@ -277,6 +297,9 @@ class Engine:
             usage = getattr(resp, "usage", None)
             prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
             completion_tokens += getattr(usage, "completion_tokens", 0) or 0
+            for i, n in enumerate(cache_tokens(usage)):
+                if n is not None:
+                    cached[i] = (cached[i] or 0) + n
             cost += (getattr(resp, "_hidden_params", None) or {}).get("response_cost") or 0.0
             status, score = parse_score(raw, call.scale)
             if status == OK:
@@ -300,6 +323,9 @@ class Engine:
             "run_id": self.run_id,
             "created_at": datetime.now(UTC),
             "source": "call",
+            "cached_tokens": cached[0],
+            "cache_write_tokens": cached[1],
+            "batch_id": None,
         }
 
     async def run(

@@ -24,9 +24,21 @@ from tasks.judging import journal
 log = logging.getLogger("judgelab.store")
 GLOB = "part-*.parquet"
 SCHEMA = {name: col.dtype.type for name, col in Judgments.to_schema().columns.items()}
-# columns parts written before endpoints counted, or before imports, do not have (read as
+# columns parts written before endpoints counted, before imports, or before caching and
+# batches counted, do not have (read as
 # null; `source` as "call", store.read_store)
-OPTIONAL = frozenset({"base_key", "endpoint", "source", "source_sha256", "source_row"})
+OPTIONAL = frozenset(
+    {
+        "base_key",
+        "endpoint",
+        "source",
+        "source_sha256",
+        "source_row",
+        "cached_tokens",
+        "cache_write_tokens",
+        "batch_id",
+    }
+)
 ADOPTED = "parts_adopted"  # store_meta key: pre-checksum parts recorded (value: how many)
 
 # per process: a part file's (sha256, schema problem) by its identity and version, so a
