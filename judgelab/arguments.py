@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 
+from judgelab.batches_cli import cmd_batches
 from judgelab.data_cli import cmd_fetch
 from judgelab.gate_cli import cmd_check
 from judgelab.plan_cli import cmd_plan
@@ -237,4 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("study", help="study or suite file that has been run")
     report.add_argument("--output", "-o", help="HTML file (default data/reports/STEM.html)")
     report.set_defaults(func=cmd_report)
+
+    batches = command(
+        "batches",
+        "list the provider batches in flight (study, judge, size, age, state) or cancel one",
+        "judgelab batches --cancel batch_abc123",
+    )
+    batches.add_argument("--all", action="store_true", help="also list finished batches")
+    batches.add_argument("--cancel", metavar="BATCH", help="cancel this batch (id from the list)")
+    batches.set_defaults(func=cmd_batches)
     return p

@@ -68,6 +68,9 @@ class Judge(BaseModel):
     batch_size: int = Field(default=50_000, ge=1)  # requests per batch (OpenAI's limit)
     batch_bytes: int = Field(default=190_000_000, ge=1)  # input-file bytes per batch (200 MB)
     batch_poll_s: float = Field(default=30.0, gt=0)  # seconds between status polls
+    # mark a long system prompt cacheable where the provider needs a mark (Anthropic;
+    # tasks/judging/prompt_cache.py). Not part of the key: it changes the price, not the answer
+    prompt_cache: bool = True
 
     @field_validator("name")
     @classmethod

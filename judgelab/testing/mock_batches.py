@@ -22,7 +22,8 @@ are. Then `finalizing` for `--finalizing` seconds, then `completed` with `output
   are in the output file, requests never started are in neither file. Cancelling a batch
   that has ended answers 409.
 Batch metadata `mock_delay` and `mock_expire_after` override the options for one batch.
-Input files (purpose batch) cannot be downloaded, as at OpenAI.
+Input files (purpose batch) cannot be downloaded, as at OpenAI. `POST /v1/chat/completions`
+answers online, at once, as a batch would (logged with batch None).
 
 Every answered request is logged as one JSON line (time, batch, custom_id, model, hashes of
 its messages and of its body, outcome `ok` or `failed`); `answered(log)` counts answers per
@@ -311,6 +312,18 @@ class MockBatches:
             }
             self.log.write(json.dumps(entry) + "\n")
 
+    async def chat(self, request: web.Request) -> web.Response:
+        """The online endpoint, answered at once as in a batch: one server for both modes,
+        so an online and a batch run store the same endpoint and answers."""
+        body = await request.json()
+        digest = messages_hash(body.get("messages", []))
+        if self.log:
+            entry = {"t": time.time(), "batch": None, "custom_id": None}
+            entry |= {"model": body.get("model", ""), "messages": digest}
+            entry |= {"body": body_hash(body), "outcome": "ok"}
+            self.log.write(json.dumps(entry) + "\n")
+        return web.json_response(completion(body))
+
     def _finish(self, batch: Batch, status: str) -> None:
         """Store the output and error files, then end the batch (files first: no half state)."""
         for lines, kind in ((batch.output, "output"), (batch.errors, "error")):
@@ -341,6 +354,7 @@ async def serve(args: argparse.Namespace) -> None:
         app.router.add_get(f"{prefix}/batches", mock.list_batches)
         app.router.add_get(f"{prefix}/batches/{{id}}", mock.get_batch)
         app.router.add_post(f"{prefix}/batches/{{id}}/cancel", mock.cancel)
+        app.router.add_post(f"{prefix}/chat/completions", mock.chat)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", args.port)

@@ -30,6 +30,7 @@ import litellm
 
 from judgelab import lifecycle
 from judgelab.study import Judge
+from tasks.judging import prompt_cache
 from tasks.judging.failures import fatal_status
 from tasks.judging.keys import endpoint
 from tasks.judging.limits import AimdLimiter, TokenBucket
@@ -102,6 +103,8 @@ def missing_credentials(judge: Judge) -> list[str]:
 
 
 def request_kwargs(judge: Judge, messages: list[dict], params: dict, key: str | None) -> dict:
+    if judge.prompt_cache:  # a long system prompt marked cacheable where the provider needs it
+        messages = prompt_cache.mark(judge.model.partition("/")[0], judge.model, messages)
     kwargs = {
         "model": judge.model,
         "messages": messages,

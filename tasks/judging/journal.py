@@ -7,8 +7,8 @@ loss can drop the last commits) or ~220 µs (`full`: fsync each); bench/bench_jo
 measures both and fsync'd JSON lines. Readers never see the journal: `store.compact_journal`
 moves its rows into Parquet parts named by the journal's sequence range, then deletes them,
 so a crash between the two steps is undone by the next compaction, not copied twice.
-The same file holds the key claims (claims.py) and the checksum of every Parquet part
-(parts.py).
+The same file holds the key claims (claims.py), the checksum of every Parquet part
+(parts.py) and the phases of provider batches (batches.py).
 """
 
 from __future__ import annotations
@@ -53,6 +53,34 @@ create table if not exists parts (
     sha256 text not null,
     bytes integer not null
 );
+create table if not exists batches (
+    ref text primary key,
+    label text not null,
+    judge text not null,
+    model text not null,
+    api_base text,
+    endpoint text,
+    api_key_env text,
+    n integer not null,
+    phase text not null,
+    file_id text,
+    batch_id text,
+    output_file_id text,
+    error_file_id text,
+    status text,
+    done integer not null default 0,
+    failed integer not null default 0,
+    created real not null,
+    updated real not null
+);
+create table if not exists batch_calls (
+    ref text not null,
+    key text not null,
+    base_key text,
+    scale text not null,
+    primary key (ref, key)
+);
+create index if not exists batch_calls_key on batch_calls (key);
 create table if not exists store_meta (
     key text primary key,
     value text not null
@@ -82,7 +110,7 @@ def connect(store_dir: Path, sync: Sync = "normal") -> sqlite3.Connection:
     return con
 
 
-def _encode(row: dict) -> str:
+def encode(row: dict) -> str:
     created = row["created_at"]
     return json.dumps(
         {**row, "created_at": created.isoformat() if isinstance(created, datetime) else created},
@@ -123,7 +151,7 @@ class Journal:
                     self.con.execute("begin")
                     self.con.executemany(
                         "insert into results (key, status, row) values (?, ?, ?)",
-                        [(r["key"], r["status"], _encode(r)) for r, _, _ in batch],
+                        [(r["key"], r["status"], encode(r)) for r, _, _ in batch],
                     )
                 error = None
             except Exception as exc:  # every waiting worker sees the failure

@@ -73,6 +73,7 @@ class Progress:
     ) -> None:
         self.label, self.planned, self.interval = label, planned, interval
         self.done = self.failed = 0
+        self.note = ""  # what the calls wait for (a provider batch), shown after the counts
         self.started = self.last_line = self.last_ui = time.monotonic()
         stream = stream or sys.stderr
         self.bar = (
@@ -92,7 +93,27 @@ class Progress:
 
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
-        return progress_line(self.label, self.done, self.planned, self.failed, elapsed)
+        line = progress_line(self.label, self.done, self.planned, self.failed, elapsed)
+        return f"{line}; {self.note}" if self.note else line
+
+    def waiting(self, batch: dict) -> None:
+        """A provider batch is still working: say so, with its own counts, in the UI and
+        (every `interval`) in the log."""
+        answered = batch["done"] + batch["failed"]
+        first = not self.note
+        self.note = (
+            f"waiting for batch {batch['batch_id']} ({batch['status']}, "
+            f"{answered} of {batch['n']} done)"
+        )
+        now = time.monotonic()
+        if self.bar is not None:
+            self.bar.set_postfix_str(self.note)
+        if now - self.last_line >= self.interval:
+            self.last_line = now
+            self._say(logging.INFO)
+        if self.artifact is not None and (first or now - self.last_ui >= UI_INTERVAL):
+            self.last_ui = now
+            self._update_ui()
 
     def add(self, status: str) -> None:
         """One call finished with `status` (anything but ok counts as a failure)."""

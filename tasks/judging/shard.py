@@ -28,7 +28,7 @@ import polars as pl
 
 from judgelab import lifecycle
 from judgelab.study import Judge
-from tasks.judging import claims, journal, providers, store
+from tasks.judging import batches, claims, journal, providers, store
 from tasks.judging.engine import Call, Engine
 from tasks.judging.progress import Progress
 from tasks.judging.scales import load_scales
@@ -50,7 +50,11 @@ class Compactor:
         self.thread: threading.Thread | None = None
 
     def tick(self) -> None:
-        self.rows += 1
+        self.add(1)
+
+    def add(self, n: int) -> None:
+        """`n` rows reached the journal (one call, or a batch's answers at once)."""
+        self.rows += n
         busy = self.thread is not None and self.thread.is_alive()
         if self.rows >= self.every and not busy:
             self.rows = 0
@@ -78,9 +82,31 @@ async def _claim_and_run(
     record: Callable[[dict], Awaitable[None]],
     progress: Progress,
     poll_s: float,
+    run_id: str = "",
+    on_rows: Callable[[int], object] | None = None,
 ) -> Counter:
-    """Make the calls this process can claim; wait for the ones another live run holds until
-    they are done there (then skip them) or released unmade (then make them here)."""
+    """Make the calls this process can claim, online or (a batch judge's) through provider
+    batches; wait for the ones another live run holds until they are done there (then skip
+    them) or released unmade (then make them here)."""
+    batched = engine.judge.batch and batches.provider(engine.judge) is not None
+
+    async def make(todo: list[Call]) -> Counter:
+        if not batched:
+            return await engine.run(todo, record, progress.add)
+
+        def stored(rows: list[dict]) -> None:
+            progress.note = ""  # that batch is done waiting for
+            for row in rows:
+                progress.add(row["status"])
+            if on_rows is not None:
+                on_rows(len(rows))
+
+        return await batches.run(
+            *(engine.judge, todo, lease.claim, store_dir, run_id, progress.label),
+            on_wait=progress.waiting,
+            on_stored=stored,
+        )
+
     counts: Counter = Counter()
     remaining, waiting_said = list(calls), False
     while remaining and engine.halt is None:
@@ -89,7 +115,7 @@ async def _claim_and_run(
             done = set(store.done_keys(store_dir)["key"])  # made by another run meanwhile
             progress.made_elsewhere(len(mine & done))
             todo = [calls[k] for k in remaining if k in mine and k not in done]
-            counts += await engine.run(todo, record, progress.add)
+            counts += await make(todo)
         remaining = [k for k in remaining if k not in mine]
         if remaining:
             if not waiting_said:
@@ -153,6 +179,14 @@ def run_lanes(
         await book.append(row)  # committed before this worker takes its next call
         compactor.tick()
 
+    for lane in lanes:
+        if lane.judge.batch and batches.provider(lane.judge) is None:
+            log.warning(
+                "%s: litellm has no batch API for %s here; its calls go online",
+                lane.label,
+                lane.judge.model,
+            )
+
     async def all_lanes(leases: list[claims.Lease]) -> list[Counter]:
         # litellm runs part of each acompletion in the loop's default thread pool (6 threads
         # on 2 cores); size it to the in-flight ceiling so that hop never queues calls.
@@ -164,7 +198,10 @@ def run_lanes(
         try:
             return await asyncio.gather(
                 *(
-                    _claim_and_run(e, _calls(lane.rows), lease, store_dir, record, p, poll_s)
+                    _claim_and_run(
+                        *(e, _calls(lane.rows), lease, store_dir, record, p, poll_s, run_id),
+                        on_rows=compactor.add,
+                    )
                     for e, lane, lease, p in runs
                 )
             )

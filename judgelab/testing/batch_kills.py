@@ -1,0 +1,177 @@
+"""kill -9 a batch judge at random moments, then resume (TESTS AND BENCHMARKS).
+
+A rating study whose judge sends its calls through the mock OpenAI batch provider
+(mock_batches, one server process for the whole scenario, as a provider outlives its
+clients) is judged by kill_driver — the production shard runner without Prefect — killed
+`kills` times at a random moment, then run to the end. The accounting says whether a call
+was paid twice and whether each chunk became exactly one batch at the provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+STUDY = """
+[study]
+name = "{name}"
+task = "sentiment"
+benchmark = "vader"
+sample_size = {items}
+seed = 3
+prompt_levels = ["base", "short_icl", "long_icl"]
+scales = ["likert7", "bipolar3", "unit", "pct100"]
+shard_size = 100000
+
+[[judges]]
+name = "mock"
+model = "openai/mock-judge"
+api_base = "{url}"
+api_key_env = "MOCK_JUDGE_KEY"
+timeout = 10.0
+batch = true
+batch_size = {batch_size}
+batch_poll_s = 0.1
+"""
+
+
+def write_study(path: Path, url: str, items: int, batch_size: int, name: str = "batch") -> Path:
+    path.write_text(STUDY.format(url=url, items=items, batch_size=batch_size, name=name))
+    return path
+
+
+@dataclass
+class Outcome:
+    kills: int  # kills that landed while the judge stage ran
+    planned: int  # distinct planned calls
+    answered: int  # requests the provider answered (paid)
+    paid_twice: int  # answers beyond the first per call
+    lost: int  # planned calls never stored
+    provider_batches: int  # batches the provider created
+    journal_batches: int  # batches the journal knows a provider id of
+    tags_twice: int  # journal rows with more than one batch at the provider
+
+
+def env(data: Path, mirror: str) -> dict[str, str]:
+    return os.environ | {
+        "JUDGELAB_DATA_DIR": str(data),
+        "JUDGELAB_DATA_MIRROR": mirror,
+        "MOCK_JUDGE_KEY": "sk-batch-kills",
+    }
+
+
+def judge_cmd(study: Path) -> list[str]:
+    return [sys.executable, "-m", "judgelab.testing.kill_driver", "judge", str(study)]
+
+
+def kill_at_random(
+    cmd: list[str], environ: dict, cwd: Path, rng: random.Random, most_s: float
+) -> bool:
+    """Start the judge stage, kill -9 it after a random time; True when it was still running."""
+    proc = subprocess.Popen(
+        cmd, env=environ, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    proc.stdout.readline()  # "judging": the calls start now
+    time.sleep(rng.uniform(0.0, most_s))
+    landed = proc.poll() is None
+    if landed:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    if not landed and proc.returncode:
+        raise RuntimeError(f"the judge stage failed (exit {proc.returncode})")
+    return landed
+
+
+def provider_batches(url: str) -> list:
+    import litellm
+
+    async def every() -> list:
+        found, after = [], None
+        while True:
+            page = await litellm.alist_batches(
+                limit=100, after=after, custom_llm_provider="openai", api_base=url,
+                api_key="sk-batch-kills",
+            )  # fmt: skip
+            found += page.data
+            if not page.has_more:
+                return found
+            after = page.data[-1].id
+
+    return asyncio.run(every())
+
+
+def account(data: Path, log: Path, url: str, study: str, kills: int) -> Outcome:
+    from judgelab.settings import Settings
+    from judgelab.testing import mock_batches
+    from tasks import warehouse
+    from tasks.judging import batches, journal, store
+
+    settings = Settings(data_dir=data)
+    plan = warehouse.read_table(settings, "plan", study)
+    keys = set(plan["key"])
+    answered = Counter(r["custom_id"] for r in mock_batches.read_log(log) if r["outcome"] == "ok")
+    stored = set(store.read_store(settings.store_dir, ["key"])["key"])
+    con = journal.connect(settings.store_dir)
+    try:
+        rows = batches.listed(con, only_open=False)
+    finally:
+        con.close()
+    at_provider = provider_batches(url)
+    tags = Counter((b.metadata or {}).get(batches.TAG) for b in at_provider)
+    return Outcome(
+        kills=kills,
+        planned=len(keys),
+        answered=sum(answered.values()),
+        paid_twice=sum(n - 1 for n in answered.values() if n > 1),
+        lost=len(keys - stored),
+        provider_batches=len(at_provider),
+        journal_batches=sum(r["batch_id"] is not None for r in rows),
+        tags_twice=sum(n > 1 for n in tags.values()),
+    )
+
+
+def scenario(
+    work: Path, kills: int, items: int, batch_size: int, delay: float, seed: int = 1
+) -> Outcome:
+    """Plan the study, kill its judge stage `kills` times, run it to the end, account."""
+    from judgelab.settings import PROJECT_ROOT
+    from judgelab.testing import mock_batches
+
+    rng = random.Random(seed)
+    mirror = os.environ.get("JUDGELAB_DATA_MIRROR") or str(
+        PROJECT_ROOT.parent / "shared" / "datasets"
+    )
+    data, log = work / "data", work / "answers.jsonl"
+    environ = env(data, mirror)
+    landed = 0
+    with mock_batches.running(log, delay=delay) as url:
+        study = write_study(work / "batch.toml", url, items, batch_size)
+        plan = [sys.executable, "-m", "judgelab.cli", "plan", str(study)]
+        subprocess.run(plan, env=environ, cwd=PROJECT_ROOT, check=True, capture_output=True)
+        for _ in range(kills):
+            landed += kill_at_random(judge_cmd(study), environ, PROJECT_ROOT, rng, 2 * delay)
+        subprocess.run(
+            judge_cmd(study), env=environ, cwd=PROJECT_ROOT, check=True, capture_output=True
+        )
+        return account(data, log, url, "batch", landed)
+
+
+def judge_rows(judge_json: str, rows: list[dict], store_dir: str, label: str) -> dict:
+    """Make plan `rows` with a judge (its JSON) through the production lane runner, in a
+    process of its own: two of these at once are two runs sharing a store."""
+    from judgelab.study import Judge
+    from tasks.judging.shard import Lane, run_lanes
+
+    judge = Judge.model_validate_json(judge_json)
+    [(counts, _halt)] = run_lanes([Lane(judge, rows, label)], Path(store_dir), 100, label)
+    return counts
