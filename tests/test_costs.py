@@ -1,9 +1,18 @@
-"""Costs: litellm's offline price table per design; unknown models stay null, not zero."""
+"""Costs: litellm's offline price map per design, online and batch calls apart, cached prompt
+tokens at the cache's rates; unknown models (and unlisted batch prices) stay null, not zero.
+Expected figures are computed here by hand from the map's own rates, so a test fails when
+the code stops reading the rate it claims to read."""
 
+import litellm
 import polars as pl
 import pytest
 
+from judgelab.settings import Settings
+from tasks import warehouse
 from tasks.costs import design_costs, estimate, price
+
+MINI = litellm.model_cost["gpt-4o-mini"]  # openai/gpt-4o-mini
+SONNET = litellm.model_cost["claude-sonnet-4-5"]  # anthropic/claude-sonnet-4-5
 
 
 def test_known_model_is_priced_from_the_table() -> None:
@@ -12,26 +21,172 @@ def test_known_model_is_priced_from_the_table() -> None:
     assert price("local/smollm2-135m-instruct", 1000, 10) is None
 
 
+def test_cached_tokens_cost_the_cache_read_rate_and_writes_the_write_rate() -> None:
+    cost = price("openai/gpt-4o-mini", 10_000, 100, cached_tokens=4_000)
+    want = (
+        6_000 * MINI["input_cost_per_token"]
+        + 4_000 * MINI["cache_read_input_token_cost"]
+        + 100 * MINI["output_cost_per_token"]
+    )
+    assert MINI["cache_read_input_token_cost"] < MINI["input_cost_per_token"]
+    assert cost == pytest.approx(want)
+    # Anthropic's cache writes cost more than its input (the map says so; we price them so)
+    assert SONNET["cache_creation_input_token_cost"] > SONNET["input_cost_per_token"]
+    cost = price("anthropic/claude-sonnet-4-5", 10_000, 100, 3_000, 2_000)
+    want = (
+        5_000 * SONNET["input_cost_per_token"]
+        + 3_000 * SONNET["cache_read_input_token_cost"]
+        + 2_000 * SONNET["cache_creation_input_token_cost"]
+        + 100 * SONNET["output_cost_per_token"]
+    )
+    assert cost == pytest.approx(want)
+
+
+def test_batch_tokens_cost_the_batch_rates_of_the_map() -> None:
+    online = price("openai/gpt-4o-mini", 10_000, 100)
+    batch = price("openai/gpt-4o-mini", 10_000, 100, batch=True)
+    want = (
+        10_000 * MINI["input_cost_per_token_batches"] + 100 * MINI["output_cost_per_token_batches"]
+    )
+    assert batch == pytest.approx(want)
+    assert batch <= 0.55 * online
+    # no batch cache-read rate for gpt-4o-mini in the map: a cached token in a batch costs the
+    # batch input rate (litellm's rule), not an assumed double discount
+    assert "cache_read_input_token_cost_batches" not in MINI
+    assert price("openai/gpt-4o-mini", 10_000, 100, 4_000, batch=True) == pytest.approx(want)
+    # Anthropic lists batch cache rates: they are used
+    cost = price("anthropic/claude-sonnet-4-5", 10_000, 100, 3_000, 2_000, batch=True)
+    want = (
+        5_000 * SONNET["input_cost_per_token_batches"]
+        + 3_000 * SONNET["cache_read_input_token_cost_batches"]
+        + 2_000 * SONNET["cache_creation_input_token_cost_batches"]
+        + 100 * SONNET["output_cost_per_token_batches"]
+    )
+    assert cost == pytest.approx(want)
+
+
+def test_unknown_model_and_unlisted_batch_price_are_null_not_zero() -> None:
+    for model in ("local/smollm2-135m-instruct", "fake/x", "mock/judge", "openai/no-such-model"):
+        assert price(model, 1000, 10) is None, model
+        assert price(model, 1000, 10, batch=True) is None, model
+    # Mistral has a batch API, but the map lists no batch price for it: unknown, not half
+    assert "input_cost_per_token_batches" not in litellm.model_cost["mistral/mistral-small-latest"]
+    assert price("mistral/mistral-small-latest", 1000, 10) > 0
+    assert price("mistral/mistral-small-latest", 1000, 10, batch=True) is None
+
+
+def _calls(**columns: list) -> pl.DataFrame:
+    n = len(columns["key"])
+    base = {
+        "study": ["s"] * n,
+        "judge": ["g"] * n,
+        "model": ["openai/gpt-4o-mini"] * n,
+        "prompt_level": ["base"] * n,
+        "scale": ["likert7"] * n,
+        "reasoning_effort": ["default"] * n,
+        "cached_tokens": [None] * n,
+        "cache_write_tokens": [None] * n,
+        "batch_id": [None] * n,
+    }
+    return pl.DataFrame(
+        {**base, **columns},
+        schema_overrides={
+            "cached_tokens": pl.Int64,
+            "cache_write_tokens": pl.Int64,
+            "batch_id": pl.String,
+        },
+    )
+
+
 def test_design_costs_sum_tokens_and_requests() -> None:
-    calls = pl.DataFrame(
-        {
-            "study": ["s"] * 5,
-            "judge": ["g"] * 5,
-            "model": ["openai/gpt-4o-mini"] * 5,
-            "prompt_level": ["base"] * 5,
-            "scale": ["likert7"] * 5,
-            "reasoning_effort": ["default"] * 5,
-            "key": ["a", "b", "c", "d", "a"],  # two items with identical text share call "a"
-            "status": ["ok", "ok", "error", None, "ok"],
-            "attempts": [1, 3, 6, None, 1],
-            "prompt_tokens": [500_000, 500_000, None, None, 500_000],
-            "completion_tokens": [10, 20, None, None, 10],
-        }
+    calls = _calls(
+        key=["a", "b", "c", "d", "a"],  # two items with identical text share call "a"
+        status=["ok", "ok", "error", None, "ok"],
+        attempts=[1, 3, 6, None, 1],
+        prompt_tokens=[500_000, 500_000, None, None, 500_000],
+        completion_tokens=[10, 20, None, None, 10],
     )
     row = design_costs(calls).row(0, named=True)
     assert (row["n_planned"], row["n_stored"], row["requests"]) == (4, 3, 10)
     assert row["prompt_tokens"] == 1_000_000 and row["completion_tokens"] == 30
     assert row["cost_usd"] == pytest.approx(0.15 + 30 * 0.6e-6)
+    assert row["online_cost_usd"] == row["cost_usd"] and row["batch_cost_usd"] == 0.0
+    assert row["batch_calls"] == 0
+    assert row["cached_tokens"] is None  # no call reported its cache use: unknown, not 0
+
+
+def test_design_costs_split_batch_from_online_calls_and_price_cached_tokens() -> None:
+    calls = _calls(
+        key=["on1", "on2", "b1", "b2", "b3"],
+        status=["ok"] * 5,
+        attempts=[1] * 5,
+        prompt_tokens=[2_000, 2_000, 2_000, 2_000, 2_000],
+        completion_tokens=[10, 10, 12, 12, 12],
+        cached_tokens=[0, 1_536, 1_536, 1_536, None],
+        batch_id=[None, None, "batch_1", "batch_1", "batch_2"],
+    )
+    row = design_costs(calls).row(0, named=True)
+    assert row["batch_calls"] == 3
+    assert (row["batch_prompt_tokens"], row["batch_completion_tokens"]) == (6_000, 36)
+    assert row["cached_tokens"] == 3 * 1_536 and row["cache_write_tokens"] is None
+    online = (
+        (4_000 - 1_536) * MINI["input_cost_per_token"]
+        + 1_536 * MINI["cache_read_input_token_cost"]
+        + 20 * MINI["output_cost_per_token"]
+    )
+    # in a batch the map lists no cache-read rate for gpt-4o-mini: the batch input rate
+    batch = (
+        6_000 * MINI["input_cost_per_token_batches"] + 36 * MINI["output_cost_per_token_batches"]
+    )
+    assert row["online_cost_usd"] == pytest.approx(online)
+    assert row["batch_cost_usd"] == pytest.approx(batch)
+    assert row["cost_usd"] == pytest.approx(online + batch)
+
+
+def test_design_costs_of_unknown_models_and_unlisted_batch_prices_are_null() -> None:
+    calls = _calls(
+        key=["a", "b"],
+        status=["ok", "ok"],
+        attempts=[1, 1],
+        prompt_tokens=[100, 100],
+        completion_tokens=[5, 5],
+        model=["fake/x", "mistral/mistral-small-latest"],
+        judge=["f", "m"],
+        batch_id=[None, "batch_9"],
+    )
+    rows = {r["judge"]: r for r in design_costs(calls).iter_rows(named=True)}
+    f, m = rows["f"], rows["m"]
+    assert (f["cost_usd"], f["online_cost_usd"], f["batch_cost_usd"]) == (None, None, None)
+    assert m["online_cost_usd"] == 0.0 and m["batch_calls"] == 1  # its one call was batched
+    assert m["batch_cost_usd"] is None and m["cost_usd"] is None  # no batch price listed
+
+
+def test_tbl_design_cost_totals_keep_unknown_parts_unknown(settings: Settings) -> None:
+    """The (all) row sums the designs' batch and cached figures; a total with a design whose
+    price is unknown is unknown, not the sum of the known ones."""
+    calls = pl.concat(
+        [
+            _calls(key=["a", "b"], status=["ok"] * 2, attempts=[1, 1],
+                   prompt_tokens=[100_000, 100_000], completion_tokens=[5, 5],
+                   model=["mistral/mistral-small-latest"] * 2, batch_id=[None, "x"]),
+            _calls(key=["c"], status=["ok"], attempts=[1], prompt_tokens=[100_000],
+                   completion_tokens=[5], model=["mistral/mistral-small-latest"],
+                   scale=["pct100"], cached_tokens=[64]),
+        ]
+    )  # fmt: skip
+    warehouse.write_table(settings, design_costs(calls), "design_costs", "s")
+    warehouse.publish_views(settings)
+    got = warehouse.query(
+        settings,
+        "select scale, batch_calls, cached_tokens, online_cost_usd, batch_cost_usd, cost_usd "
+        "from tbl_design_cost order by scale",
+    ).rows(named=True)
+    total = next(r for r in got if r["scale"] == "(all)")
+    assert total["batch_calls"] == 1 and total["cached_tokens"] == 64
+    assert total["online_cost_usd"] > 0
+    assert total["batch_cost_usd"] is None and total["cost_usd"] is None
+    pct = next(r for r in got if r["scale"] == "pct100")
+    assert pct["batch_cost_usd"] == 0.0 and pct["cost_usd"] == pct["online_cost_usd"]
 
 
 def test_estimate_uses_message_length_and_max_tokens() -> None:
