@@ -210,25 +210,130 @@ def design_costs(calls: pl.DataFrame) -> pl.DataFrame:
     return validate(table.select(list(DesignCosts.to_schema().columns)), DesignCosts)
 
 
-def estimate(plan: pl.DataFrame, max_tokens_col: str = "max_tokens") -> pl.DataFrame:
-    """Per judge: estimated tokens (messages chars / 4, plus max_tokens out) and cost."""
-    est = (
-        plan.with_columns(
-            (pl.col("messages").str.len_chars() // CHARS_PER_TOKEN).alias("prompt_tokens"),
-            pl.col("params")
-            .str.json_path_match("$.max_tokens")
-            .cast(pl.Int64)
-            .alias("completion_tokens"),
-        )
-        .group_by("judge", "model", maintain_order=True)
-        .agg(
-            pl.len().alias("calls"),
-            pl.col("prompt_tokens").sum(),
-            pl.col("completion_tokens").sum(),
-        )
+@dataclass(frozen=True)
+class CacheRule:
+    """How a provider's prompt cache serves a prefix that repeats, as its documentation states
+    (`source`): a prefix shorter than `min_tokens` is never cached; a longer one is served in
+    steps of `step` tokens past the minimum (OpenAI: 128; Anthropic: up to its breakpoint)."""
+
+    min_tokens: int
+    step: int
+    source: str
+
+    def cacheable(self, prefix_tokens: int) -> int:
+        """Tokens of a repeated `prefix_tokens`-long prefix the cache serves."""
+        if prefix_tokens < self.min_tokens:
+            return 0
+        return prefix_tokens - (prefix_tokens - self.min_tokens) % self.step
+
+
+OPENAI_CACHE = "https://platform.openai.com/docs/guides/prompt-caching"
+ANTHROPIC_CACHE = "https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching"
+# Per litellm provider, for models whose map entry has no prompt_cache_min_tokens (the map's
+# figure wins when it has one: it lists Anthropic's per-model minimums, 1,024 to 4,096).
+# OpenAI (and Azure OpenAI, same models) caches automatically from 1,024 prompt tokens, hits in
+# increments of 128; Anthropic caches up to a cache_control breakpoint (issue 28: set after a
+# long system prompt), from 1,024 tokens on most models. A provider not listed here (Gemini,
+# Mistral, ...) gets no expected cache hits: its figure is the batch one.
+CACHE_RULES: dict[str, CacheRule] = {
+    "openai": CacheRule(1024, 128, OPENAI_CACHE),
+    "azure": CacheRule(1024, 128, OPENAI_CACHE),
+    "anthropic": CacheRule(1024, 1, ANTHROPIC_CACHE),
+}
+
+
+def cache_rule(r: Rates) -> CacheRule | None:
+    """The prompt-cache rule for a model's rates; None: no rule known (no hits expected)."""
+    rule = CACHE_RULES.get(r.provider)
+    if rule is None or r.cache_min_tokens is None:
+        return rule
+    return CacheRule(r.cache_min_tokens, rule.step, "litellm's price map (prompt_cache_min_tokens)")
+
+
+ESTIMATES = ["online_usd", "batch_usd", "batch_cache_usd"]
+
+
+def estimate(plan: pl.DataFrame) -> pl.DataFrame:
+    """Per judge: estimated tokens and cost of `plan`'s calls (one row per call), three ways:
+    online, with the batch API, and with the batch API plus the prompt cache's expected hits.
+
+    Prompt tokens ≈ the messages' characters / 4, completion tokens = max_tokens. A design's
+    system prompt is the prefix all its calls share: the first call writes it to the cache,
+    every later one reads the part its provider caches (CACHE_RULES), assuming the calls of a
+    design run back to back (the shard order and batch chunks keep them so) while the cache
+    is warm. cached_tokens: those expected reads. A null cost: the model (or its batch
+    price) is not in litellm's map."""
+    system = pl.col("messages").str.json_path_match("$[0].content")
+    calls = plan.with_columns(
+        (pl.col("messages").str.len_chars() // CHARS_PER_TOKEN).alias("prompt_tokens"),
+        pl.col("params")
+        .str.json_path_match("$.max_tokens")
+        .cast(pl.Int64)
+        .alias("completion_tokens"),
+        pl.when(pl.col("messages").str.json_path_match("$[0].role") == "system")
+        .then(system)
+        .otherwise(pl.lit(""))
+        .alias("system"),
     )
-    costs = [
-        price(m, p, c)
-        for m, p, c in est.select("model", "prompt_tokens", "completion_tokens").iter_rows()
-    ]
-    return est.with_columns(pl.Series("cost_usd", costs, dtype=pl.Float64))
+    prefixes = calls.group_by("judge", "model", "system", maintain_order=True).agg(
+        pl.len().alias("calls"),
+        pl.col("prompt_tokens").sum(),
+        pl.col("completion_tokens").sum(),
+    )
+    rows: dict[str, dict] = {}
+    for g in prefixes.iter_rows(named=True):
+        row = rows.setdefault(
+            g["judge"],
+            {"judge": g["judge"], "model": g["model"], "calls": 0, "prompt_tokens": 0,
+             "completion_tokens": 0, "cached_tokens": 0, **dict.fromkeys(ESTIMATES, 0.0)},
+        )  # fmt: skip
+        row["calls"] += g["calls"]
+        row["prompt_tokens"] += g["prompt_tokens"]
+        row["completion_tokens"] += g["completion_tokens"] or 0
+        r = rates(g["model"])
+        rule = cache_rule(r) if r else None
+        prefix = rule.cacheable(len(g["system"]) // CHARS_PER_TOKEN) if rule else 0
+        cached = prefix * (g["calls"] - 1)
+        row["cached_tokens"] += cached
+        p, c = g["prompt_tokens"], g["completion_tokens"] or 0
+        costs = (
+            (r.cost(p, c), r.cost(p, c, batch=True), r.cost(p, c, cached, prefix, batch=True))
+            if r
+            else (None, None, None)
+        )
+        for name, cost in zip(ESTIMATES, costs, strict=True):
+            row[name] = None if cost is None or row[name] is None else row[name] + cost
+    schema = {
+        "judge": pl.String,
+        "model": pl.String,
+        "calls": pl.Int64,
+        "prompt_tokens": pl.Int64,
+        "completion_tokens": pl.Int64,
+        "cached_tokens": pl.Int64,
+        **dict.fromkeys(ESTIMATES, pl.Float64),
+    }
+    return pl.DataFrame(list(rows.values()), schema=schema, orient="row")
+
+
+def estimate_totals(est: pl.DataFrame) -> dict[str, float | int | None]:
+    """The three figures summed over the judges that have all three (`priced`: how many of
+    `judges` do), and batch / online over the same judges (None when none has them). A
+    judge left out is named by the per-judge table ('n/a'), never counted as 0."""
+    priced = est.drop_nulls(ESTIMATES)
+    # nothing missing costs nothing; judges that are all unpriced cost an unknown amount
+    known = priced.height > 0 or est.height == 0
+    totals: dict[str, float | int | None] = {
+        name: float(priced[name].sum()) if known else None for name in ESTIMATES
+    }
+    online, batch = totals["online_usd"], totals["batch_usd"]
+    totals["batch_ratio"] = batch / online if online and batch is not None else None
+    totals["priced"] = priced.height
+    totals["judges"] = est.height
+    return totals
+
+
+def usd(value: float | None) -> str:
+    """A dollar figure for people: 'n/a' when unknown, never 0."""
+    if value is None:
+        return "n/a"
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"

@@ -3,13 +3,17 @@ tokens at the cache's rates; unknown models (and unlisted batch prices) stay nul
 Expected figures are computed here by hand from the map's own rates, so a test fails when
 the code stops reading the rate it claims to read."""
 
+import json
+import re
+from pathlib import Path
+
 import litellm
 import polars as pl
 import pytest
 
 from judgelab.settings import Settings
 from tasks import warehouse
-from tasks.costs import design_costs, estimate, price
+from tasks.costs import CHARS_PER_TOKEN, design_costs, estimate, estimate_totals, price
 
 MINI = litellm.model_cost["gpt-4o-mini"]  # openai/gpt-4o-mini
 SONNET = litellm.model_cost["claude-sonnet-4-5"]  # anthropic/claude-sonnet-4-5
@@ -189,6 +193,10 @@ def test_tbl_design_cost_totals_keep_unknown_parts_unknown(settings: Settings) -
     assert pct["batch_cost_usd"] == 0.0 and pct["cost_usd"] == pct["online_cost_usd"]
 
 
+def _messages(system: str, text: str) -> str:
+    return json.dumps([{"content": system, "role": "system"}, {"content": text, "role": "user"}])
+
+
 def test_estimate_uses_message_length_and_max_tokens() -> None:
     plan = pl.DataFrame(
         {
@@ -200,4 +208,110 @@ def test_estimate_uses_message_length_and_max_tokens() -> None:
     )
     row = estimate(plan).row(0, named=True)
     assert (row["calls"], row["prompt_tokens"], row["completion_tokens"]) == (2, 300, 32)
-    assert row["cost_usd"] == pytest.approx(300 * 0.15e-6 + 32 * 0.6e-6)
+    assert row["online_usd"] == pytest.approx(300 * 0.15e-6 + 32 * 0.6e-6)
+    assert row["cached_tokens"] == 0  # no system prompt: nothing shared to cache
+
+
+def test_estimate_prices_batch_and_the_expected_cache_hits_of_a_shared_system_prompt() -> None:
+    """10 calls of one design share a system prompt of 1,500 tokens: the first writes it,
+    9 read OpenAI's cacheable part of it (1,024 + a multiple of 128 = 1,408 tokens); a
+    100-token system prompt of another design is below the 1,024-token minimum."""
+    long_system, short_system = "s" * (1_500 * CHARS_PER_TOKEN), "t" * 400
+    messages = [_messages(long_system, f"text {i}") for i in range(10)]
+    messages += [_messages(short_system, f"text {i}") for i in range(5)]
+    plan = pl.DataFrame(
+        {
+            "judge": ["g"] * 15,
+            "model": ["openai/gpt-4.1"] * 15,
+            "messages": messages,
+            "params": ['{"max_tokens": 16}'] * 15,
+        }
+    )
+    row = estimate(plan).row(0, named=True)
+    rates = litellm.model_cost["gpt-4.1"]
+    prompt = sum(len(m) // CHARS_PER_TOKEN for m in messages)
+    assert row["prompt_tokens"] == prompt and row["cached_tokens"] == 9 * 1_408
+    online = prompt * rates["input_cost_per_token"] + 15 * 16 * rates["output_cost_per_token"]
+    batch_in, batch_out = (
+        rates["input_cost_per_token_batches"],
+        rates["output_cost_per_token_batches"],
+    )
+    assert row["online_usd"] == pytest.approx(online)
+    assert row["batch_usd"] == pytest.approx(prompt * batch_in + 240 * batch_out)
+    assert row["batch_usd"] <= 0.55 * row["online_usd"]
+    # the map lists no batch cache-read rate for gpt-4.1: cached tokens cost the batch input
+    # rate, so the cache saves nothing in a batch here (and the figure says so, not a guess)
+    assert row["batch_cache_usd"] == pytest.approx(row["batch_usd"])
+    # Anthropic lists batch cache rates: reads save, the one write costs more than input
+    claude = plan.with_columns(pl.lit("anthropic/claude-sonnet-4-5").alias("model"))
+    row = estimate(claude).row(0, named=True)
+    assert row["cached_tokens"] == 9 * 1_500  # its minimum (map: 1,024) with no 128-steps
+    want = (
+        (prompt - 10 * 1_500) * SONNET["input_cost_per_token_batches"]
+        + 9 * 1_500 * SONNET["cache_read_input_token_cost_batches"]
+        + 1_500 * SONNET["cache_creation_input_token_cost_batches"]
+        + 240 * SONNET["output_cost_per_token_batches"]
+    )
+    assert row["batch_cache_usd"] == pytest.approx(want)
+    assert row["batch_cache_usd"] < row["batch_usd"]
+
+
+def test_estimate_of_unknown_models_is_null_and_left_out_of_totals() -> None:
+    plan = pl.DataFrame(
+        {
+            "judge": ["g", "f"],
+            "model": ["openai/gpt-4o-mini", "fake/x"],
+            "messages": ["x" * 400] * 2,
+            "params": ['{"max_tokens": 16}'] * 2,
+        }
+    )
+    est = estimate(plan)
+    f = est.filter(pl.col("judge") == "f").row(0, named=True)
+    assert (f["online_usd"], f["batch_usd"], f["batch_cache_usd"]) == (None, None, None)
+    totals = estimate_totals(est)
+    assert (totals["priced"], totals["judges"]) == (1, 2)
+    assert totals["online_usd"] == pytest.approx(est["online_usd"][0])
+
+
+def _figures(line: str) -> tuple[float, float, float]:
+    """online, batch and batch + cache from `judgelab plan`'s cost line."""
+    m = re.search(
+        r"online \$([\d.,]+) · batch \$([\d.,]+) \(.*\) · batch \+ cache \$([\d.,]+)", line
+    )
+    assert m, line
+    a, b, c = (float(x.replace(",", "")) for x in m.groups())
+    return a, b, c
+
+
+def test_plan_prints_online_batch_and_cached_costs(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`judgelab plan` of a study with an OpenAI judge prints the three figures, batch ≤ 55%
+    of online from the map; a judge without a price prints n/a, not 0 (and no key needed)."""
+    from judgelab.cli import main
+
+    monkeypatch.setenv("JUDGELAB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+    rows = "".join(f"{k},text number {k},{k % 5 + 1}\n" for k in range(1, 13))
+    (tmp_path / "mine.csv").write_text("id,sentence,valence\n" + rows)
+    study = tmp_path / "mine.toml"
+    study.write_text(
+        '[study]\nname = "mine"\ntask = "sentiment"\nbenchmark = "file"\nsample_size = 10\n'
+        'prompt_levels = ["base", "long_icl"]\nscales = ["likert7", "pct100"]\n'
+        '[study.data]\npath = "mine.csv"\nid_column = "id"\ntext_column = "sentence"\n'
+        'mean_column = "valence"\nscale_min = 1\nscale_max = 5\n'
+        '[[judges]]\nname = "mini"\nmodel = "openai/gpt-4o-mini"\n'
+        '[[judges]]\nname = "fake"\nmodel = "fake/x"\n'
+    )
+    assert main(["plan", str(study)]) == 0
+    out = capsys.readouterr().out
+    (line,) = [ln for ln in out.splitlines() if ln.startswith("estimated cost")]
+    assert line.startswith("estimated cost (1 of 2 judges priced): ")
+    online, batch, cached = _figures(line)
+    assert 0 < batch <= 0.55 * online and cached <= batch
+    per_judge = out[out.index("online_usd") :].splitlines()  # the cost table, after the counts
+    (fake,) = [ln for ln in per_judge if ln.startswith("│ fake ")]
+    assert fake.count("n/a") == 3 and "$" not in fake
+    (mini,) = [ln for ln in per_judge if ln.startswith("│ mini ")]
+    assert mini.count("$") == 3
