@@ -315,3 +315,24 @@ def test_plan_prints_online_batch_and_cached_costs(
     assert fake.count("n/a") == 3 and "$" not in fake
     (mini,) = [ln for ln in per_judge if ln.startswith("│ mini ")]
     assert mini.count("$") == 3
+
+
+def test_paper_scale_study_plans_without_keys_and_batch_is_at_most_55_percent(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28's done-when: `judgelab plan studies/paper_scale.toml` (ten hosted judges × 12
+    designs × 500 texts per rating task) prints the three figures, batch ≤ 55% of online,
+    every judge priced from the map; no provider key is needed to plan."""
+    from judgelab.cli import main
+    from judgelab.settings import PROJECT_ROOT
+
+    monkeypatch.setenv("JUDGELAB_DATA_DIR", str(tmp_path / "data"))
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    assert main(["plan", str(PROJECT_ROOT / "studies" / "paper_scale.toml")]) == 0
+    out = capsys.readouterr().out
+    (line,) = [ln for ln in out.splitlines() if ln.startswith("suite ") and "online $" in ln]
+    assert "judges priced" not in line  # all ten have all three prices
+    online, batch, cached = _figures(line)
+    assert batch <= 0.55 * online and cached <= batch
+    assert out.rstrip().endswith("2 studies, 109,920 calls planned, 0 stored, 109,920 missing")
