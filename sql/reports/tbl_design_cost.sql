@@ -4,10 +4,10 @@
 -- online_cost_usd + batch_cost_usd. cached_tokens: prompt tokens read from the provider's prompt
 -- cache, priced at its cache-read rate (null: not reported). cache_write_tokens: prompt tokens
 -- written to the cache, at its cache-write rate. batch_calls: calls a provider batch answered,
--- billed at the batch rates; batch_prompt_tokens / batch_completion_tokens: their tokens (the
--- online calls' are prompt_tokens − batch_prompt_tokens). online_cost_usd: the price of the
--- online calls. batch_cost_usd: the price of the batch calls (null when litellm's map lists
--- no batch price for the model).
+-- billed at the batch rates. batch_prompt_tokens / batch_completion_tokens: the batch calls'
+-- tokens (the online calls' are prompt_tokens − batch_prompt_tokens, and so on).
+-- online_cost_usd: the price of the online calls. batch_cost_usd: the price of the batch
+-- calls (null when litellm's map lists no batch price for the model).
 create or replace view tbl_design_cost as
 select study, judge, prompt_level, scale, reasoning_effort, n_planned, n_stored, requests,
        prompt_tokens, completion_tokens, round(cost_usd, 4) as cost_usd,
