@@ -113,7 +113,11 @@ def plan_study(
                 "missing": pl.Int64,
             },
         )
-        .join(est.select("judge", "prompt_tokens", "completion_tokens"), on="judge", how="left")
+        .join(
+            est.select("judge", "model", "prompt_tokens", "completion_tokens"),
+            on="judge",
+            how="left",
+        )
         .rename(
             {"prompt_tokens": "est_prompt_tokens", "completion_tokens": "est_completion_tokens"}
         )
