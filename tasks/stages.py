@@ -202,15 +202,27 @@ def judge_together(
     return results
 
 
+# the store columns design_costs prices: tokens, cache use, and the batch (if any) that answered
+COST_COLUMNS = [
+    "key",
+    "status",
+    "attempts",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "cache_write_tokens",
+    "batch_id",
+]
+
+
 @task(name="costs")
 def cost_stage(study: Study, settings: Settings, parts: list[str] | None = None) -> int:
-    """Requests, tokens and cost per design cell (litellm's offline price table)."""
+    """Requests, tokens and cost per design cell (litellm's offline price table), batch and
+    online calls apart, cached prompt tokens at the cache's price."""
     plan = pl.concat(
         warehouse.read_table(settings, "plan", p, DESIGN_COLUMNS) for p in parts or [study.name]
     )
-    judgments = store.latest_rows(
-        settings.store_dir, ["key", "status", "attempts", "prompt_tokens", "completion_tokens"]
-    )
+    judgments = store.latest_rows(settings.store_dir, COST_COLUMNS)
     table = costs.design_costs(plan.join(judgments, on="key", how="left"))
     warehouse.write_table(settings, table, "design_costs", study.name)
     return table.height

@@ -76,7 +76,7 @@ def _replace(dest: Path, frame: pl.DataFrame) -> None:
 RENAMED = {"evaluator": "judge", "prompt_variant": "prompt_level"}
 # columns a later version added, per table, with what an earlier part's rows mean: ensembles of
 # every design (no outlier-scale variant), no Table 8 test of |bias|, tone gaps whose calls
-# were not counted
+# were not counted, design costs of online calls only
 ADDED: dict[str, dict[str, object]] = {
     "ensembles": {"subset": "all"},
     "threshold_shares": {"abs_bias_h": None, "abs_bias_df": None, "abs_bias_p": None},
@@ -85,6 +85,17 @@ ADDED: dict[str, dict[str, object]] = {
     "pairwise_agreement": {
         "n_human_ties": 0,
         "n_untied_units": pl.col("n_labelled_units") - pl.col("n_combined_ties"),
+    },
+    # before batches and prompt caching counted: every call was online and its price was
+    # cost_usd; cache use unknown (null, not 0); an unpriced model's batch price stays unknown
+    "design_costs": {
+        "cached_tokens": None,
+        "cache_write_tokens": None,
+        "batch_calls": 0,
+        "batch_prompt_tokens": 0,
+        "batch_completion_tokens": 0,
+        "online_cost_usd": pl.col("cost_usd"),
+        "batch_cost_usd": pl.when(pl.col("cost_usd").is_not_null()).then(0.0),
     },
 }
 

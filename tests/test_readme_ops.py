@@ -61,6 +61,11 @@ COVERED_ELSEWHERE = {
         "serve builds the same site and serves it; the build is tested with --strict",
     ),
     ".venv/bin/mkdocs build --strict": ("tests/test_docs.py::test_the_site_builds_strict", ""),
+    ".venv/bin/judgelab plan studies/paper_scale.toml": (
+        "tests/test_costs.py::test_paper_scale_study_plans_without_keys_and_batch_is_at_most_"
+        "55_percent",
+        "runs `judgelab plan studies/paper_scale.toml` without keys and reads its three figures",
+    ),
 }
 
 

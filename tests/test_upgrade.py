@@ -136,3 +136,32 @@ def test_pairwise_agreement_parts_from_before_human_ties_publish(tmp_path) -> No
         settings, "select n_human_ties, n_untied_units from tbl_pairwise_agreement"
     )
     assert rows.rows() == [(0, 7)]
+
+
+def test_design_costs_parts_from_before_batches_and_caching_publish(tmp_path) -> None:
+    """A design_costs part written before the batch and cache columns (issue 28): every call
+    it counted was online, so its batch columns read 0 and its online price is its cost (an
+    unpriced model's stays null); its cache use is unknown (null, not 0)."""
+    settings = Settings(data_dir=tmp_path / "data")
+    new = ["cached_tokens", "cache_write_tokens", "batch_calls", "batch_prompt_tokens",
+           "batch_completion_tokens", "online_cost_usd", "batch_cost_usd"]  # fmt: skip
+    for judge, cost in [("priced", 1.5), ("unpriced", None)]:
+        old = _today(
+            "design_costs", study="c", judge=judge, model="m", prompt_level="base",
+            scale="likert7", reasoning_effort="default", n_planned=4, n_stored=4, requests=5,
+            prompt_tokens=400, completion_tokens=40, cost_usd=cost,
+        ).drop(new)  # fmt: skip
+        warehouse.write_table(settings, old, "design_costs", f"c-{judge}")
+    changed = warehouse.upgrade_parts(settings)
+    assert sorted(p.name for p in changed) == ["c-priced.parquet", "c-unpriced.parquet"]
+    assert warehouse.upgrade_parts(settings) == []  # once only
+    warehouse.publish_views(settings)
+    got = warehouse.query(
+        settings,
+        f"select judge, cost_usd, {', '.join(new)} from tbl_design_cost "
+        "where scale <> '(all)' order by judge",
+    )
+    assert got.rows() == [
+        ("priced", 1.5, None, None, 0, 0, 0, 1.5, 0.0),
+        ("unpriced", None, None, None, 0, 0, 0, None, None),
+    ]

@@ -328,7 +328,9 @@ def cost_section(settings: Settings, studies: list[str]) -> Section:
         "tbl_design_cost",
         "Requests, tokens and cost per design",
         "Per design cell, calls stored and requests sent (retries and re-asks included), "
-        "with an (all) row per judge; cost is null for models without a known price.",
+        "with an (all) row per judge; cost is null for models without a known price. The "
+        "price actually paid is split into online and provider-batch calls (batch rates), "
+        "and prompt tokens read from the provider's cache are priced at its cache rate.",
         _rows_of(settings, "tbl_design_cost", studies),
         figure=False,
     )
