@@ -36,8 +36,8 @@ def test_short_prompts_other_providers_and_the_option_off_are_sent_as_planned() 
     assert kwargs("openai/gpt-4o-mini", LONG)["messages"][0] == plain  # caches by itself
     off = kwargs("anthropic/claude-sonnet-4-5", LONG, prompt_cache=False)
     assert off["messages"][0] == plain
-    # Haiku's minimum is 2,048 tokens: ~1,500 is below it
-    assert kwargs("anthropic/claude-3-5-haiku-20241022", LONG)["messages"][0] == plain
+    # Haiku 4.5's minimum in litellm's map (prompt_cache_min_tokens) is 4,096: ~1,500 is below
+    assert kwargs("anthropic/claude-haiku-4-5", LONG)["messages"][0] == plain
 
 
 def test_the_mark_is_not_part_of_the_key() -> None:

@@ -1,0 +1,22 @@
+"""kill -9 a batch judge at random moments, then resume: no call answered twice, none lost,
+one provider batch per journaled chunk (bench/bench_batches.py runs it at 3,000 calls ×20)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judgelab.testing import batch_kills
+
+pytestmark = pytest.mark.slow
+
+
+def test_kill_nine_at_random_phases_then_resume_pays_each_call_once(tmp_path: Path) -> None:
+    # 25 texts × 12 designs = 300 calls in batches of 100; each batch takes 2 s at the mock
+    out = batch_kills.scenario(tmp_path, kills=8, items=25, batch_size=100, delay=2.0, seed=4)
+    assert out.kills >= 5, "too few kills landed while judging to mean anything"
+    assert out.paid_twice == 0 and out.lost == 0
+    assert out.answered == out.planned
+    assert out.provider_batches == out.journal_batches >= 3
+    assert out.tags_twice == 0
