@@ -120,7 +120,7 @@ def account(data: Path, log: Path, url: str, study: str, kills: int) -> Outcome:
     plan = warehouse.read_table(settings, "plan", study)
     keys = set(plan["key"])
     answered = Counter(r["custom_id"] for r in mock_batches.read_log(log) if r["outcome"] == "ok")
-    stored = set(store.read_store(settings.store_dir, ["key"])["key"])
+    stored = set(store.latest_rows(settings.store_dir, ["key"])["key"])  # journal included
     con = journal.connect(settings.store_dir)
     try:
         rows = batches.listed(con, only_open=False)
