@@ -37,20 +37,26 @@ model = "openai/mock-judge"
 api_base = "{url}"
 api_key_env = "MOCK_JUDGE_KEY"
 timeout = 10.0
-batch = true
+batch = {batch}
 batch_size = {batch_size}
 batch_poll_s = 0.1
 """
 
 
-def write_study(path: Path, url: str, items: int, batch_size: int, name: str = "batch") -> Path:
-    path.write_text(STUDY.format(url=url, items=items, batch_size=batch_size, name=name))
+def write_study(
+    path: Path, url: str, items: int, batch_size: int, name: str = "batch", batch: bool = True
+) -> Path:
+    text = STUDY.format(
+        url=url, items=items, batch_size=batch_size, name=name, batch=str(batch).lower()
+    )
+    path.write_text(text)
     return path
 
 
 @dataclass
 class Outcome:
     kills: int  # kills that landed while the judge stage ran
+    phases: dict[str, int]  # batches per phase in the journal right after each landed kill
     planned: int  # distinct planned calls
     answered: int  # requests the provider answered (paid)
     paid_twice: int  # answers beyond the first per call
@@ -110,7 +116,9 @@ def provider_batches(url: str) -> list:
     return asyncio.run(every())
 
 
-def account(data: Path, log: Path, url: str, study: str, kills: int) -> Outcome:
+def account(
+    data: Path, log: Path, url: str, study: str, kills: int, phases: dict[str, int]
+) -> Outcome:
     from judgelab.settings import Settings
     from judgelab.testing import mock_batches
     from tasks import warehouse
@@ -130,6 +138,7 @@ def account(data: Path, log: Path, url: str, study: str, kills: int) -> Outcome:
     tags = Counter((b.metadata or {}).get(batches.TAG) for b in at_provider)
     return Outcome(
         kills=kills,
+        phases=phases,
         planned=len(keys),
         answered=sum(answered.values()),
         paid_twice=sum(n - 1 for n in answered.values() if n > 1),
@@ -140,10 +149,35 @@ def account(data: Path, log: Path, url: str, study: str, kills: int) -> Outcome:
     )
 
 
+def phases_now(data: Path) -> Counter:
+    """Journaled batches by phase (`stored` split by status: abandoned ones are not)."""
+    from judgelab.settings import Settings
+    from tasks.judging import batches, journal
+
+    store_dir = Settings(data_dir=data).store_dir
+    if not journal.exists(store_dir):
+        return Counter()
+    con = journal.connect(store_dir)
+    try:
+        return Counter(b["phase"] for b in batches.listed(con, only_open=False))
+    finally:
+        con.close()
+
+
 def scenario(
-    work: Path, kills: int, items: int, batch_size: int, delay: float, seed: int = 1
+    work: Path,
+    kills: int,
+    items: int,
+    batch_size: int,
+    delay: float,
+    seed: int = 1,
+    spread: float = 0.0,
+    window: float | None = None,
 ) -> Outcome:
-    """Plan the study, kill its judge stage `kills` times, run it to the end, account."""
+    """Plan the study, kill its judge stage `kills` times, run it to the end, account.
+    Each batch takes `delay` plus up to `spread` seconds at the mock, so kills land while
+    batches are being written, polled, downloaded and stored; each kill comes a random
+    0–`window` seconds (default 2 × delay) after the stage starts judging."""
     from judgelab.settings import PROJECT_ROOT
     from judgelab.testing import mock_batches
 
@@ -153,17 +187,20 @@ def scenario(
     )
     data, log = work / "data", work / "answers.jsonl"
     environ = env(data, mirror)
-    landed = 0
-    with mock_batches.running(log, delay=delay) as url:
+    landed, phases = 0, Counter()
+    with mock_batches.running(log, delay=delay, delay_spread=spread) as url:
         study = write_study(work / "batch.toml", url, items, batch_size)
         plan = [sys.executable, "-m", "judgelab.cli", "plan", str(study)]
         subprocess.run(plan, env=environ, cwd=PROJECT_ROOT, check=True, capture_output=True)
         for _ in range(kills):
-            landed += kill_at_random(judge_cmd(study), environ, PROJECT_ROOT, rng, 2 * delay)
+            most = window if window is not None else 2 * delay
+            if kill_at_random(judge_cmd(study), environ, PROJECT_ROOT, rng, most):
+                landed += 1
+                phases += phases_now(data)
         subprocess.run(
             judge_cmd(study), env=environ, cwd=PROJECT_ROOT, check=True, capture_output=True
         )
-        return account(data, log, url, "batch", landed)
+        return account(data, log, url, "batch", landed, dict(phases))
 
 
 def judge_rows(judge_json: str, rows: list[dict], store_dir: str, label: str) -> dict:

@@ -12,6 +12,8 @@ then `in_progress`: its requests are answered one by one, spread over `--delay` 
 an order that is not the file's (by hash of custom_id), and `request_counts` move as they
 are. Then `finalizing` for `--finalizing` seconds, then `completed` with `output_file_id`
 (answers) and `error_file_id` (failed requests), each None when it would be empty.
+- `--delay-spread S`: each batch takes up to S seconds more (by the hash of its id), so the
+  batches of one run end at different times.
 - `--fail-share S`: the requests the online mock's `--fail-share S` fails (chosen by the hash
   of their messages; or carrying PERMANENT_FAILURE) land in the error file with a 500 body.
 - `--expire-after F`: only a share F of each batch's requests is answered; at the end of
@@ -151,6 +153,7 @@ class Batch:
 class MockBatches:
     def __init__(self, args: argparse.Namespace) -> None:
         self.delay, self.validating, self.finalizing = args.delay, args.validating, args.finalizing
+        self.delay_spread = args.delay_spread
         self.fail_share, self.expire_after = args.fail_share, args.expire_after
         self.lost_replies = args.lose_create_replies
         log = Path(args.log) if args.log else None
@@ -270,6 +273,8 @@ class MockBatches:
         batch.counts["total"] = len(requests)
         batch.move("in_progress")
         delay = self._option(batch, "mock_delay", self.delay)
+        u = int(hashlib.sha256(batch.id.encode()).hexdigest()[:8], 16) / 16**8
+        delay += self.delay_spread * u  # batches of one run end at different times
         share = self._option(batch, "mock_expire_after", self.expire_after)
         answered = len(requests) if share is None else int(share * len(requests))
         order = sorted(requests, key=lambda r: hashlib.sha256(r["custom_id"].encode()).digest())
@@ -368,6 +373,9 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--delay", type=float, default=0.5, help="seconds to answer a whole batch")
+    p.add_argument(
+        "--delay-spread", type=float, default=0.0, help="plus up to this many seconds per batch"
+    )
     p.add_argument("--validating", type=float, default=0.05, help="seconds in validating")
     p.add_argument("--finalizing", type=float, default=0.0, help="seconds in finalizing")
     p.add_argument("--fail-share", type=float, default=0.0, help="share of requests that fail")
