@@ -44,6 +44,10 @@ class Judgments(pa.DataFrameModel):
     cache_write_tokens: int = pa.Field(nullable=True, ge=0)
     # the provider batch that answered this call (tasks/judging/batches.py); null = online
     batch_id: str = pa.Field(nullable=True)
+    # the judge's probability of each value on the scale's grid at the answer's value
+    # position, as a JSON object {"<value>": p, ...}; null when the judge gives none (a
+    # hosted judge without logprobs, parts written before distributions were kept)
+    probs: str = pa.Field(nullable=True)
 
     class Config:
         strict = True

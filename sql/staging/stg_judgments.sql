@@ -3,7 +3,8 @@
 -- Parts written before endpoints counted have no endpoint (the provider default) and no
 -- base_key (their key is their base key); parts written before imports have no source (all
 -- their rows are calls) and no source_sha256 / source_row; parts written before caching and
--- batches counted have no cached_tokens / cache_write_tokens / batch_id (null: unknown, online). Only the parts whose checksum and
+-- batches counted have no cached_tokens / cache_write_tokens / batch_id (null: unknown, online), and parts written before score
+-- distributions were kept have no probs (null: none). Only the parts whose checksum and
 -- schema check out (tasks/judging/parts.py), listed by name when the views are published and
 -- again whenever a running judge stage adds a part: a foreign file in the store is never read.
 create or replace view stg_judgments as
@@ -17,7 +18,7 @@ from (
         select null::varchar as base_key, null::varchar as endpoint, null::varchar as source,
                null::varchar as source_sha256, null::bigint as source_row,
                null::bigint as cached_tokens, null::bigint as cache_write_tokens,
-               null::varchar as batch_id
+               null::varchar as batch_id, null::varchar as probs
         where false
     )
 )

@@ -82,4 +82,5 @@ def store_rows(rows: pl.DataFrame, run_id: str, now: datetime) -> pl.DataFrame:
         pl.lit(None, pl.Int64).alias("cached_tokens"),
         pl.lit(None, pl.Int64).alias("cache_write_tokens"),
         pl.lit(None, pl.String).alias("batch_id"),
+        pl.lit(None, pl.String).alias("probs"),
     ).cast(SCHEMA)

@@ -283,6 +283,7 @@ def answer_row(line: dict, call: dict, model: str, batch: dict, run_id: str) -> 
         "cached_tokens": read,
         "cache_write_tokens": written,
         "batch_id": batch["batch_id"],
+        "probs": None,
     }
 
 

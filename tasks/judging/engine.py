@@ -329,6 +329,7 @@ class Engine:
             "cached_tokens": cached[0],
             "cache_write_tokens": cached[1],
             "batch_id": None,
+            "probs": None,
         }
 
     async def run(

@@ -37,6 +37,7 @@ OPTIONAL = frozenset(
         "cached_tokens",
         "cache_write_tokens",
         "batch_id",
+        "probs",
     }
 )
 ADOPTED = "parts_adopted"  # store_meta key: pre-checksum parts recorded (value: how many)
