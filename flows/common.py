@@ -11,7 +11,7 @@ from prefect.states import Completed, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from judgelab.settings import Settings
-from judgelab.study import Study
+from judgelab.study import Judge, Study
 from tasks import alerts, canary, stages
 from tasks.judging.cache import n_shards
 from tasks.judging.failures import JudgeFailure, JudgeFailures, judge_failures
@@ -39,6 +39,15 @@ def task_runner(settings: Settings) -> TaskRunner:
     )
 
 
+def batched(judge: Judge) -> bool:
+    """A batch judge's missing calls are one shard: its batches (chunked to the provider's
+    limits, tasks/judging/batches.py) are all submitted at once, not one shard's per round
+    of a provider's completion window."""
+    from tasks.judging.batches import provider
+
+    return bool(judge.batch) and provider(judge) is not None
+
+
 def judge_all(
     study: Study,
     settings: Settings,
@@ -55,12 +64,12 @@ def judge_all(
     further shard.
     `part` names the plan part (default: the study's), `table` its table. Imported judges
     (`[[imports]]`) are never called: the import stage stored their answers."""
-    live = {j.name for j in [*study.judges, study.rewriter] if j}
+    live = {j.name: j for j in [*study.judges, study.rewriter] if j}
     shards = [
         (judge, shard, n)
         for judge, counts in before.items()
         if judge in live
-        for n in [n_shards(counts["missing"], study.shard_size)]
+        for n in [1 if batched(live[judge]) else n_shards(counts["missing"], study.shard_size)]
         for shard in range(n if counts["missing"] else 0)
     ]
     with study_lock(settings.data_dir / "locks", study.name):

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.slow
 
 
 def batch_study(path: Path, url: str, name: str) -> Path:
-    study = write_study(path, url, ["mock-judge"], name=name)
+    # shard_size 10: an online judge's 40 calls would be 4 shards, made round by round; a
+    # batch judge's are one shard, all its batches submitted at once
+    study = write_study(path, url, ["mock-judge"], name=name, shard_size=10)
     study.write_text(study.read_text() + "batch = true\nbatch_poll_s = 0.2\n")
     return study
 
@@ -51,6 +53,7 @@ def test_a_batch_judges_task_shows_the_batch_it_waits_for(tmp_path: Path, prefec
     assert waiting, seen
     # 10 items × 2 prompts × 2 scales = 40 calls in one batch, counted as the provider goes
     assert any(" of 40 done)" in line for line in waiting), waiting
+    assert all("batchui · mock-judge · shard 1/1:" in line for line in waiting), waiting
     final = progress_lines(api, "batchui")
     assert final and all("40/40 calls" in line and "waiting" not in line for line in final)
 
