@@ -204,7 +204,14 @@ api_key_env = "MOCK_JUDGE_KEY"        # set by this script: the run checks crede
 
 
 def stored_rows(plan: pl.DataFrame) -> pl.DataFrame:
-    """A finished, `ok` store row for every planned call, with a score on the call's scale."""
+    """A finished, `ok` store row for every planned call, with a score on the call's scale;
+    the store's other columns (provenance, caching, batches) null."""
+    rows = _scored_rows(plan).with_columns(pl.lit("call").alias("source"))
+    rest = [pl.lit(None, t).alias(c) for c, t in store.SCHEMA.items() if c not in rows.columns]
+    return rows.with_columns(rest).select(list(store.SCHEMA))
+
+
+def _scored_rows(plan: pl.DataFrame) -> pl.DataFrame:
     scales = load_scales()
     ranges = pl.DataFrame(
         {
