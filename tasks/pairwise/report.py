@@ -87,6 +87,18 @@ PANELS: list[Panel] = [
         report_figures.variance_components,
         "no component has a share",
     ),
+    Panel(
+        "tbl_d_study",
+        "How many judges, prompts and orders to average over (D-study)",
+        "Generalizability theory on right-or-wrong: the random-effects components of "
+        "tbl_variance_components (method random_ems: pair × judge × prompt level × order, on "
+        "the largest balanced subset) projected to the mean over n judges, n prompt levels and "
+        "n orders. Eρ² is how reliably that mean ranks the pairs (which are hard), Φ how "
+        "reliably it pins their absolute rate; the paper recommends averaging over two to "
+        "three models and designs, and this is what that buys.",
+        report_figures.d_study,
+        "no G coefficient: the items do not vary",
+    ),
 ]
 # the calls behind each row of the main table, for the drill-down; a plan's item id is
 # `<pair>#ab` (answer a shown first) or `<pair>#ba`, so a pair's two orders sit together

@@ -92,6 +92,18 @@ PANELS: list[Panel] = [
         "no component has a share",
     ),
     Panel(
+        "tbl_d_study",
+        "How many judges, prompts and scales to average over (D-study)",
+        "Generalizability theory on the judges' 1–7 scores: the random-effects components of "
+        "tbl_variance_components (method random_ems: item × judge × prompt level × scale, on "
+        "the largest balanced subset) projected to the mean over n judges, n prompt levels and "
+        "n scales. Eρ² is how reliably that mean ranks the items, Φ how reliably it pins their "
+        "absolute score; the paper recommends averaging over two to three models and designs, "
+        "and this is what that buys.",
+        report_figures.d_study,
+        "no G coefficient: the items do not vary",
+    ),
+    Panel(
         "tbl_threshold_shares",
         "Share of designs that differ from humans (Table 7)",
         "Per prompt level, model and overall, the percent of designs whose ratings differ "
@@ -150,6 +162,7 @@ def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
         return warehouse.query(settings, sql, [studies])
 
     performance, variance = rows("tbl_rating_performance"), rows("tbl_variance_components")
+    variance = variance.filter(pl.col("method") == "type1_anova")  # the headline's eta²
     said = {
         s: study_headline(
             performance.filter(pl.col("study") == s), variance.filter(pl.col("study") == s)
