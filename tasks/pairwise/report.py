@@ -90,12 +90,11 @@ PANELS: list[Panel] = [
     Panel(
         "tbl_d_study",
         "How many judges, prompts and orders to average over (D-study)",
-        "Generalizability theory on right-or-wrong: the random-effects components of "
-        "tbl_variance_components (method random_ems: pair × judge × prompt level × order, on "
-        "the largest balanced subset) projected to the mean over n judges, n prompt levels and "
-        "n orders. Eρ² is how reliably that mean ranks the pairs (which are hard), Φ how "
-        "reliably it pins their absolute rate; the paper recommends averaging over two to "
-        "three models and designs, and this is what that buys.",
+        "The G-study of right-or-wrong (tbl_variance_components, method random_ems: pair × "
+        "judge × prompt level × order on the largest balanced subset) projected to a mean over "
+        "n judges, n prompt levels and n orders: Eρ² (solid) says how reliably that mean ranks "
+        "the pairs by difficulty and Φ (dashed) how reliably it pins their absolute rate, that is, "
+        "what the paper's advice to average over two to three models and designs buys.",
         report_figures.d_study,
         "no G coefficient: the items do not vary",
     ),

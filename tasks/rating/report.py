@@ -94,12 +94,11 @@ PANELS: list[Panel] = [
     Panel(
         "tbl_d_study",
         "How many judges, prompts and scales to average over (D-study)",
-        "Generalizability theory on the judges' 1–7 scores: the random-effects components of "
-        "tbl_variance_components (method random_ems: item × judge × prompt level × scale, on "
-        "the largest balanced subset) projected to the mean over n judges, n prompt levels and "
-        "n scales. Eρ² is how reliably that mean ranks the items, Φ how reliably it pins their "
-        "absolute score; the paper recommends averaging over two to three models and designs, "
-        "and this is what that buys.",
+        "The G-study of the judges' 1–7 scores (tbl_variance_components, method random_ems: "
+        "item × judge × prompt level × scale on the largest balanced subset) projected to a "
+        "mean over n judges, n prompt levels and n scales: Eρ² (solid) says how reliably that "
+        "mean ranks the items and Φ (dashed) how reliably it pins their absolute score, that is, "
+        "what the paper's advice to average over two to three models and designs buys.",
         report_figures.d_study,
         "no G coefficient: the items do not vary",
     ),
