@@ -26,7 +26,6 @@ STUDY_TYPE = StudyType(
         "tbl_pairwise_position",
         "tbl_pairwise_agreement",
         "tbl_pairwise_order_accuracy",
-        "tbl_d_study",
     ),
     metric_source="pairwise_position",
     snapshot=(
