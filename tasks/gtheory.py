@@ -12,7 +12,7 @@ not finish 1,800 in 150 s, and rounds its sums and components to 4 decimals, whi
 1e-3 to 1e-4 components of a 0/1 score.
 
 Negative estimates are reported as 0 (with a note); the other components are solved from the
-unmodified ones, so they stay unbiased (Brennan, 2001, §3.4)."""
+unmodified ones, so they stay unbiased (Brennan's convention, Generalizability Theory, 2001)."""
 
 from __future__ import annotations
 

@@ -182,13 +182,21 @@ def study_g_study(
     item × design cell (over repeats), and its D-study rows over D_STUDY_MAX. A facet with one
     level in the balanced subset is not projected (its count stays 1)."""
     cells = rows.group_by(*factors, "item_id").agg(pl.col(value).mean())
-    comps, sizes = gtheory.g_study(cells, factors, value)
+    kept, sizes = gtheory.balanced_subset(cells, factors)
+    comps = gtheory.g_study(kept, factors, value)[0]  # kept is complete: nothing more dropped
     if not comps:
         return [], []
     total_ss = sum(c["ss"] for c in comps)
     total_var = sum(c["variance"] for c in comps)
     used = ", ".join(f"{sizes[f][0]} of {sizes[f][1]} {f} levels" for f in factors)
     subset = f"balanced subset: {sizes['item_id'][0]} of {sizes['item_id'][1]} items, {used}"
+    left_out = [
+        f"{f} {', '.join(sorted(set(cells[f]) - set(kept[f])))}"
+        for f in factors
+        if sizes[f][0] < sizes[f][1]
+    ]
+    if left_out:
+        subset += f" (left out: {'; '.join(left_out)})"
     out = []
     for c in comps:
         notes = [n for n in (c["note"], subset if c["component"] == gtheory.ITEM else None) if n]

@@ -292,3 +292,16 @@ def test_a_missing_cell_drops_the_item_from_the_g_study_only() -> None:
     # the sequential split still uses every row
     type1 = comp.filter(pl.col("method") == "type1_anova")
     assert type1["df"].sum() == holed.height - 1
+
+
+def test_a_judge_missing_most_items_is_left_out_by_name() -> None:
+    from tasks.rating.variance import tables
+
+    def effect(j, p, c, i, rng):
+        return 4 + rng.normal(0, 0.5)
+
+    frame = _crossing(3, 2, 1, 10, effect)
+    holed = frame.filter(~((pl.col("judge") == "j2") & (pl.col("item_id") < "i006")))
+    random = tables(holed)["variance_components"].filter(pl.col("method") == "random_ems")
+    note = random.filter(pl.col("component") == "item")["note"].item()
+    assert "10 of 10 items, 2 of 3 judge levels" in note and "(left out: judge j2)" in note
