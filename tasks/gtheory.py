@@ -128,11 +128,12 @@ def g_study(
     facets that have two or more levels, on the balanced subset: one dict per effect with
     component, df, ss, ms, variance (negative → 0), raw (unmodified) and note; and the subset's
     (levels kept, levels there were) per factor. A facet with one level is left out (its
-    components are confounded with the others and cannot be estimated)."""
+    components are confounded with the others and cannot be estimated); with no facet varying,
+    or fewer than two items, there is no G-study (no rows)."""
     kept, sizes = balanced_subset(cells, facets, item)
     varying = tuple(f for f in facets if sizes[f][0] > 1)
-    if kept.height == 0 or sizes[item][0] < 2:
-        return [], sizes
+    if kept.height == 0 or sizes[item][0] < 2 or not varying:
+        return [], sizes  # no items to tell apart, or no facet to generalize over
     y = cube(kept, (*varying, item), value)
     anova = mean_squares(y)
     raw = ems_solve({e: ss / df for e, (df, ss) in anova.items()}, y.shape)

@@ -208,3 +208,11 @@ def test_effects_cover_every_subset(shape):
     facets = tuple(f"f{k}" for k in range(len(shape) - 1))
     assert len(gtheory.effects(facets)) == 2 ** len(shape) - 1
     assert len(list(itertools.chain(gtheory.effects(facets)))) == len(set(gtheory.effects(facets)))
+
+
+def test_no_g_study_without_a_varying_facet_or_without_two_items():
+    rng = np.random.default_rng(4)
+    one_design = _cells(rng.normal(size=(1, 6)), ("judge",))
+    assert gtheory.g_study(one_design, ("judge",), "y")[0] == []
+    one_item = _cells(rng.normal(size=(3, 1)), ("judge",))
+    assert gtheory.g_study(one_item, ("judge",), "y")[0] == []
