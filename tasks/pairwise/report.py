@@ -87,6 +87,17 @@ PANELS: list[Panel] = [
         report_figures.variance_components,
         "no component has a share",
     ),
+    Panel(
+        "tbl_d_study",
+        "How many judges, prompts and orders to average over (D-study)",
+        "The G-study of right-or-wrong (tbl_variance_components, method random_ems: pair × "
+        "judge × prompt level × order on the largest balanced subset) projected to a mean over "
+        "n judges, n prompt levels and n orders: Eρ² (solid) says how reliably that mean ranks "
+        "the pairs by difficulty and Φ (dashed) how reliably it pins their absolute rate, that is, "
+        "what the paper's advice to average over two to three models and designs buys.",
+        report_figures.d_study,
+        "no G coefficient: the items do not vary",
+    ),
 ]
 # the calls behind each row of the main table, for the drill-down; a plan's item id is
 # `<pair>#ab` (answer a shown first) or `<pair>#ba`, so a pair's two orders sit together

@@ -57,7 +57,8 @@ def make_plan(study: Study, settings: Settings) -> tuple[dict[str, dict[str, int
 @task(name="pairwise-analysis")
 def analysis_stage(study: Study, settings: Settings) -> int:
     """Stored answers → `pairwise_verdicts`, then `pairwise_position`, `pairwise_agreement`,
-    `pairwise_order_accuracy`, `verdict_tests`, `verdict_pairs` and `variance_components`."""
+    `pairwise_order_accuracy`, `verdict_tests`, `verdict_pairs`, `variance_components` (type I and
+    the G-study's) and `d_study`."""
     a = study.analysis
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
     judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
@@ -71,11 +72,11 @@ def analysis_stage(study: Study, settings: Settings) -> int:
         # the accuracy study's paired tests, on right-or-wrong against the human choice
         "verdict_tests": verdict_tests.verdict_tests(verdicts),
         "verdict_pairs": verdict_tests.verdict_pairs(verdicts, margin=a.margin(percent=True)),
-        "variance_components": verdict_tests.variance_components(verdicts),
+        **verdict_tests.variance_tables(verdicts),  # variance_components and d_study
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)
     return verdicts.height
 
 
-AFTER_JUDGING = (analysis_stage,)  # position, agreement, order accuracy, tests, variance
+AFTER_JUDGING = (analysis_stage,)  # position, agreement, order accuracy, tests, variance, D-study

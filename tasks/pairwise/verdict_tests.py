@@ -44,12 +44,12 @@ def verdict_pairs(verdicts: pl.DataFrame, *, margin: float) -> pl.DataFrame:
     return pairs_of(correctness(verdicts), verdicts.select(VERDICT_DESIGN).unique(), margin=margin)
 
 
-@one_blas_thread()
-def variance_components(verdicts: pl.DataFrame) -> pl.DataFrame:
-    """Per study, eta² of right-or-wrong (the calls `correctness` keeps) for judge, prompt
-    level, order (ab or ba), item (pair × repeat) and their two-way terms, sequential sums of
-    squares in that order (tasks/rating/variance.py, whose item is the pair here)."""
-    rows = (
+FACTORS = ("judge", "prompt_level", "order")
+
+
+def _by_order(verdicts: pl.DataFrame) -> pl.DataFrame:
+    """`correctness` with the order split out of the item id (item: pair × repeat)."""
+    return (
         correctness(verdicts)
         .with_columns(
             pl.col("item_id").str.extract(r"#(ab|ba)#\d+$", 1).alias("order"),
@@ -57,7 +57,15 @@ def variance_components(verdicts: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(pl.col("correct").cast(pl.Float64))
     )
-    factors = ("judge", "prompt_level", "order")
+
+
+@one_blas_thread()
+def variance_components(verdicts: pl.DataFrame) -> pl.DataFrame:
+    """Per study, eta² of right-or-wrong (the calls `correctness` keeps) for judge, prompt
+    level, order (ab or ba), item (pair × repeat) and their two-way terms, sequential sums of
+    squares in that order (tasks/rating/variance.py, whose item is the pair here)."""
+    rows = _by_order(verdicts)
+    factors = FACTORS
     return variance.components_table(
         [
             row
@@ -65,3 +73,21 @@ def variance_components(verdicts: pl.DataFrame) -> pl.DataFrame:
             for row in variance.study_components(study, grp, "correct", factors)
         ]
     )
+
+
+@one_blas_thread()
+def variance_tables(verdicts: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """`variance_components` by both methods and `d_study`: the G-study's item is the pair
+    (right-or-wrong averaged over repeats per pair × design cell), its facets judge, prompt
+    level and order, on the largest balanced subset (a failed call leaves a cell empty)."""
+    rows = _by_order(verdicts).with_columns(pl.col("item_id").str.replace(r"#\d+$", ""))
+    random_rows, d_rows = [], []
+    for (study,), grp in rows.group_by("study", maintain_order=True):
+        c, d = variance.study_g_study(study, grp, "correct", FACTORS)
+        random_rows += c
+        d_rows += d
+    type1 = variance_components(verdicts)
+    return {
+        "variance_components": variance.components_table(type1.to_dicts() + random_rows),
+        "d_study": variance.d_study_table(d_rows),
+    }

@@ -92,6 +92,17 @@ PANELS: list[Panel] = [
         "no component has a share",
     ),
     Panel(
+        "tbl_d_study",
+        "How many judges, prompts and scales to average over (D-study)",
+        "The G-study of the judges' 1–7 scores (tbl_variance_components, method random_ems: "
+        "item × judge × prompt level × scale on the largest balanced subset) projected to a "
+        "mean over n judges, n prompt levels and n scales: Eρ² (solid) says how reliably that "
+        "mean ranks the items and Φ (dashed) how reliably it pins their absolute score, that is, "
+        "what the paper's advice to average over two to three models and designs buys.",
+        report_figures.d_study,
+        "no G coefficient: the items do not vary",
+    ),
+    Panel(
         "tbl_threshold_shares",
         "Share of designs that differ from humans (Table 7)",
         "Per prompt level, model and overall, the percent of designs whose ratings differ "
@@ -150,6 +161,7 @@ def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
         return warehouse.query(settings, sql, [studies])
 
     performance, variance = rows("tbl_rating_performance"), rows("tbl_variance_components")
+    variance = variance.filter(pl.col("method") == "type1_anova")  # the headline's eta²
     said = {
         s: study_headline(
             performance.filter(pl.col("study") == s), variance.filter(pl.col("study") == s)

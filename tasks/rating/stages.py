@@ -74,14 +74,15 @@ def analyze_stage(study: Study, settings: Settings) -> int:
 
 @task(name="agreement")
 def agreement_stage(study: Study, settings: Settings) -> int:
-    """Judge-vs-judge pairs (design-choice impact), variance components and ensembles."""
+    """Judge-vs-judge pairs (design-choice impact), variance components (type I and the
+    G-study's), the D-study and ensembles."""
     a = study.analysis
     per_item = warehouse.read_table(settings, "item_scores", study.name)
     tables = {
         "design_pairs": agreement.design_pairs(
             per_item, meaningful=a.meaningful_diff, margin=a.margin()
         ),
-        "variance_components": variance.variance_components(per_item),
+        **variance.tables(per_item),  # variance_components (both methods) and d_study
         "ensembles": ensembles.ensembles(
             per_item,
             max_ensembles=a.max_ensembles,

@@ -31,6 +31,7 @@ STUDY_TYPE = StudyType(
         "tbl_design_impact_all_pairs",
         "tbl_judge_agreement",
         "tbl_variance_components",
+        "tbl_d_study",
         "tbl_ensembles",
         "tbl_ensemble_size",
         "tbl_ensemble_holdout",

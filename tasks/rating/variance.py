@@ -1,14 +1,19 @@
 """Variance decomposition of judge scores: how much of the spread comes from the model, the
-prompt level, the scale, the item, and their two-way interactions (eta² per study)."""
+prompt level, the scale, the item, and their two-way interactions (eta² per study), and the
+same design as a G-study (random-effects components) with its D-study (tasks/gtheory.py)."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import polars as pl
 from scipy import sparse
 
+from schemas.d_study import DStudy
 from schemas.validate import validate
 from schemas.variance_components import COMPONENTS, VarianceComponents
+from tasks import gtheory
 from tasks.stats import one_blas_thread
 
 FACTORS = ("judge", "prompt_level", "scale")  # design-level factors; "judge" is the model
@@ -119,6 +124,7 @@ def study_components(
             "df": df,
             "ss": ss,
             "eta_sq": min(ss / total, 1.0) if total > 0 else None,
+            "method": "type1_anova",
         }
         for c, df, ss in out
     ]
@@ -158,4 +164,92 @@ def components_table(rows: list[dict]) -> pl.DataFrame:
     schema = {name: col.dtype.type for name, col in VarianceComponents.to_schema().columns.items()}
     out = pl.DataFrame(rows, schema=schema)
     order = pl.col("component").replace_strict(COMPONENTS, list(range(len(COMPONENTS))))
-    return validate(out.sort("study", order), VarianceComponents)
+    return validate(
+        out.sort("study", "method", order, descending=[False, True, False]), VarianceComponents
+    )
+
+
+# the D-study's grid: conditions averaged over, 1 up to this many per facet (two orders exist)
+D_STUDY_MAX = {"judge": 5, "prompt_level": 3, "scale": 4, "order": 2}
+D_STUDY_COUNT = {"judge": "n_judges", "prompt_level": "n_prompt_levels", "scale": "n_scales"}
+D_STUDY_COUNT["order"] = "n_orders"
+
+
+def study_g_study(
+    study: str, rows: pl.DataFrame, value: str, factors: tuple[str, ...] = FACTORS
+) -> tuple[list[dict], list[dict]]:
+    """One study's random-effects components (method "random_ems") of `value` averaged per
+    item × design cell (over repeats), and its D-study rows over D_STUDY_MAX. A facet with one
+    level in the balanced subset is not projected (its count stays 1)."""
+    cells = rows.group_by(*factors, "item_id").agg(pl.col(value).mean())
+    kept, sizes = gtheory.balanced_subset(cells, factors)
+    comps = gtheory.g_study(kept, factors, value)[0]  # kept is complete: nothing more dropped
+    if not comps:
+        return [], []
+    total_ss = sum(c["ss"] for c in comps)
+    total_var = sum(c["variance"] for c in comps)
+    used = ", ".join(f"{sizes[f][0]} of {sizes[f][1]} {f} levels" for f in factors)
+    subset = f"balanced subset: {sizes['item_id'][0]} of {sizes['item_id'][1]} items, {used}"
+    left_out = [
+        f"{f} {', '.join(sorted(set(cells[f]) - set(kept[f])))}"
+        for f in factors
+        if sizes[f][0] < sizes[f][1]
+    ]
+    if left_out:
+        subset += f" (left out: {'; '.join(left_out)})"
+    out = []
+    for c in comps:
+        notes = [n for n in (c["note"], subset if c["component"] == gtheory.ITEM else None) if n]
+        out.append(
+            {
+                "study": study,
+                "component": c["component"],
+                "df": c["df"],
+                "ss": c["ss"],
+                "eta_sq": min(c["ss"] / total_ss, 1.0) if total_ss > 0 else None,
+                "method": "random_ems",
+                "ms": c["ms"],
+                "variance": c["variance"],
+                "variance_share": c["variance"] / total_var if total_var > 0 else None,
+                "note": "; ".join(notes) or None,
+            }
+        )
+    varying = [f for f in factors if sizes[f][0] > 1]
+    components = {c["component"]: c["variance"] for c in comps}
+    grid = [range(1, D_STUDY_MAX[f] + 1) if f in varying else (1,) for f in factors]
+    d_rows = []
+    for counts in itertools.product(*grid):
+        n = dict(zip(factors, counts, strict=True))
+        d_rows.append(
+            {
+                "study": study,
+                **{D_STUDY_COUNT[f]: n[f] for f in factors},
+                **gtheory.d_study(components, {f: n[f] for f in varying}),
+            }
+        )
+    return out, d_rows
+
+
+def d_study_table(rows: list[dict]) -> pl.DataFrame:
+    schema = {name: col.dtype.type for name, col in DStudy.to_schema().columns.items()}
+    return validate(pl.DataFrame(rows, schema=schema), DStudy)
+
+
+@one_blas_thread()
+def g_study_tables(item_scores: pl.DataFrame) -> tuple[list[dict], pl.DataFrame]:
+    """Per rating study, over judge designs and item-level scores (as `variance_components`):
+    the random-effects rows and the `d_study` table."""
+    judged = item_scores.filter(pl.col("kind") == "judge")
+    components, d_rows = [], []
+    for (study,), grp in judged.group_by("study", maintain_order=True):
+        c, d = study_g_study(study, grp, "score_1to7")
+        components += c
+        d_rows += d
+    return components, d_study_table(d_rows)
+
+
+def tables(item_scores: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """`variance_components` by both methods (type I eta², random-effects σ²) and `d_study`."""
+    random_rows, d = g_study_tables(item_scores)
+    type1 = variance_components(item_scores)
+    return {"variance_components": components_table(type1.to_dicts() + random_rows), "d_study": d}

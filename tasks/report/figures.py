@@ -69,7 +69,10 @@ def call_outcomes(frame: pl.DataFrame) -> Figure | None:
 @styled
 def variance_components(frame: pl.DataFrame) -> Figure | None:
     """Share of the judges' score variance per source (eta², %), one panel per study; the
-    source's degrees of freedom (its n) beside each bar."""
+    source's degrees of freedom (its n) beside each bar. The sequential split only: the
+    random-effects rows (method random_ems) are tbl_variance_components' own columns."""
+    if "method" in frame.columns:
+        frame = frame.filter(pl.col("method") == "type1_anova")
     frame = finite_rows(frame, "eta_sq_pct")
     studies = ordered(frame.filter(pl.col("eta_sq_pct") > 0), "study")  # not all zero
     if not studies:
@@ -95,6 +98,44 @@ def variance_components(frame: pl.DataFrame) -> Figure | None:
         ax.set_xlabel("share of the score variance (eta²), %")
         ax.grid(axis="y", visible=False)
         ax.set_title(f"{study}: where the judge-score variance comes from", loc="left")
+    return fig
+
+
+@styled
+def d_study(frame: pl.DataFrame) -> Figure | None:
+    """The D-study, one panel per study: Eρ² (solid) and Φ (dashed) against the judges
+    averaged over, one colour per number of prompt levels, the third facet (scales or orders)
+    at the most the grid has."""
+    frame = finite_rows(frame, "g_relative")
+    studies = ordered(frame, "study")
+    if not studies:
+        return None
+    fig = new_figure(0.6 + 2.6 * len(studies))
+    axes = fig.subplots(len(studies), 1, squeeze=False)
+    for ax, study in zip((a[0] for a in axes), studies, strict=True):
+        part = frame.filter(pl.col("study") == study)
+        third = "n_scales" if part["n_scales"].drop_nulls().len() else "n_orders"
+        most = part[third].max()
+        part = part.filter(pl.col(third) == most)
+        for k, (levels,) in enumerate(
+            part.select("n_prompt_levels").unique().sort("n_prompt_levels").rows()
+        ):
+            line = part.filter(pl.col("n_prompt_levels") == levels).sort("n_judges")
+            color = PALETTE[k % len(PALETTE)]
+            ax.plot(
+                line["n_judges"],
+                line["g_relative"],
+                "-o",
+                color=color,
+                label=f"{levels} prompt level(s): Eρ²",
+            )
+            ax.plot(line["n_judges"], line["phi"], "--", color=color, label=f"{levels}: Φ")
+        ax.set_ylim(0, 1.02)
+        ax.set_xticks(sorted(part["n_judges"].unique().to_list()))
+        ax.set_xlabel(f"judges averaged over ({third.removeprefix('n_')}: {most})")
+        ax.set_ylabel("G coefficient")
+        ax.legend(**OUTSIDE, frameon=False, fontsize=7)
+        ax.set_title(f"{study}: reliability of a score averaged over the design", loc="left")
     return fig
 
 

@@ -64,7 +64,12 @@ def check_report(path: Path, settings: Settings) -> None:
     ]
     figures = [f.attrs["data-view"] for f in dom.find_all("figure")]
     # the summary's, then the type's: position bias, the right-or-wrong variance split
-    assert figures == ["fct_calls", "tbl_pairwise_position", "tbl_variance_components"]
+    assert figures == [
+        "fct_calls",
+        "tbl_pairwise_position",
+        "tbl_variance_components",
+        "tbl_d_study",
+    ]
     for view, columns in {
         "tbl_pairwise_position": ["n_pairs", "n_calls", "consistency_pct", "bias_pp", "p_holm"],
         "tbl_pairwise_agreement": ["n_decisive", "a_win_pct", "human_acc_pct"],

@@ -104,3 +104,63 @@ def test_variance_of_right_or_wrong_is_statsmodels_type_one_with_the_order_as_a_
     assert got["df"].to_list() == sm["df"].astype(int).to_list()
     shares = dict(got.select("component", "eta_sq").iter_rows())
     assert shares["judge"] == max(shares[c] for c in ("judge", "prompt_level", "order"))
+
+
+def test_variance_tables_add_the_g_study_of_pairs_and_a_d_study_over_orders() -> None:
+    """Pairs that are hard for every judge (planted) and one unparseable call: the G-study's
+    item is the pair, its facets judge × prompt level × order on the balanced subset (the pair
+    with the failed call is left out of it), and the D-study projects 1–2 orders, no scales."""
+    import numpy as np
+
+    from tasks import gtheory
+
+    rng = np.random.default_rng(11)
+    hard = {f"p{i}": i % 3 == 0 for i in range(15)}
+    rows = []
+    for judge in ("good", "weak", "mid"):
+        for level in ("base", "cot"):
+            for pair, is_hard in hard.items():
+                for shown in ("a", "b"):
+                    right = rng.random() < (0.3 if is_hard else 0.9)
+                    winner = "a" if right else "b"
+                    failed = (judge, level, pair, shown) == ("weak", "cot", "p4", "b")
+                    rows.append(("s", judge, f"m/{judge}", level, "n/a", pair, shown, 0,
+                                 "unparseable" if failed else "ok",
+                                 None if failed else ("A" if winner == shown else "B"),
+                                 None if failed else winner, "a"))  # fmt: skip
+    verdicts = frame(rows)
+    out = verdict_tests.variance_tables(verdicts)
+    comp = out["variance_components"]
+    assert (
+        comp.filter(pl.col("method") == "type1_anova")
+        .drop("method", "ms", "variance", "variance_share", "note")
+        .equals(
+            verdict_tests.variance_components(verdicts).drop(
+                "method", "ms", "variance", "variance_share", "note"
+            )
+        )
+    )
+    random = {r["component"]: r for r in comp.filter(pl.col("method") == "random_ems").to_dicts()}
+    assert {"order", "order:item", "judge:prompt_level:order"} <= set(random)
+    assert "14 of 15 items" in random["item"]["note"]
+    # by hand from the same cells: the pairs but p4, right-or-wrong per pair × design
+    cells = (
+        verdict_tests.correctness(verdicts)
+        .with_columns(
+            pl.col("item_id").str.extract(r"#(ab|ba)#", 1).alias("order"),
+            pl.col("item_id").str.extract(r"^(p\d+)#", 1).alias("item_id"),
+            pl.col("correct").cast(pl.Float64),
+        )
+        .filter(pl.col("item_id") != "p4")
+    )
+    own = {
+        r["component"]: r["variance"]
+        for r in gtheory.g_study(cells, verdict_tests.FACTORS, "correct")[0]
+    }
+    assert {c: random[c]["variance"] for c in own} == own
+    assert random["item"]["variance"] > 0.05  # the planted hard pairs
+    d = out["d_study"]
+    assert d.height == 5 * 3 * 2 and d["n_scales"].is_null().all()
+    assert set(d["n_orders"]) == {1, 2}
+    best = d.sort("g_relative").row(-1, named=True)
+    assert (best["n_judges"], best["n_prompt_levels"], best["n_orders"]) == (5, 3, 2)

@@ -108,7 +108,8 @@ def recovered(settings: Settings) -> dict[str, bool]:
     variance = dict(
         q(
             settings,
-            "select component, eta_sq from stg_variance_components where study = 'planted'",
+            "select component, eta_sq from stg_variance_components where study = 'planted' "
+            "and method = 'type1_anova'",
         ).iter_rows()
     )
     return {

@@ -13,9 +13,9 @@ import statsmodels.formula.api as smf
 from statsmodels.stats.anova import anova_lm
 
 from judgelab.settings import Settings
-from schemas.variance_components import COMPONENTS
+from schemas.variance_components import SEQUENTIAL as COMPONENTS
 from tasks import warehouse
-from tasks.rating.variance import variance_components
+from tasks.rating.variance import FACTORS, variance_components
 
 COLUMNS = ["study", "kind", "judge", "model", "prompt_level", "scale", "item_id", "score_1to7"]
 
@@ -212,3 +212,96 @@ def test_report_orders_components_by_share(settings: Settings) -> None:
     assert report["component"][0] == "judge"
     assert report["eta_sq_pct"].to_list() == sorted(report["eta_sq_pct"].to_list(), reverse=True)
     assert report["eta_sq_pct"].sum() == pytest.approx(100, abs=0.5)
+
+
+def test_tables_put_random_effects_beside_the_sequential_split_and_project_a_d_study(
+    settings: Settings,
+) -> None:
+    """A planted judge effect (σ² of three judge offsets) and item effect: the random_ems rows
+    sit beside the type1_anova rows (which stay as they were), their σ² equal the EMS solution
+    of the same crossing (tasks/gtheory), and tbl_d_study holds 5 × 3 × 4 projections whose
+    Eρ² grows with every facet's count and equals the G-study's own at its sizes."""
+    from tasks import gtheory
+    from tasks.rating.variance import tables
+
+    def effect(j, p, c, i, rng):
+        return 4 + (j - 1) * 1.0 + ((i * 7) % 5 - 2) * 0.4 + rng.normal(0, 0.3)
+
+    frame = _crossing(3, 2, 2, 20, effect)
+    out = tables(frame)
+    comp = out["variance_components"]
+    type1 = comp.filter(pl.col("method") == "type1_anova")
+    assert type1.drop("method", "ms", "variance", "variance_share", "note").equals(
+        variance_components(frame).drop("method", "ms", "variance", "variance_share", "note")
+    )
+    random = {r["component"]: r for r in comp.filter(pl.col("method") == "random_ems").to_dicts()}
+    assert len(random) == 15
+    cells = frame.rename({"score_1to7": "y"})
+    expected = {r["component"]: r["variance"] for r in gtheory.g_study(cells, FACTORS, "y")[0]}
+    for name, v in expected.items():
+        assert random[name]["variance"] == pytest.approx(v)
+    assert sum(r["variance_share"] for r in random.values()) == pytest.approx(1.0)
+    assert max(random, key=lambda c: random[c]["variance"]) in {"judge", "item"}
+    assert "balanced subset: 20 of 20 items" in random["item"]["note"]
+
+    d = out["d_study"]
+    assert d.height == 5 * 3 * 4 and d["n_orders"].is_null().all()
+    at_g = d.filter((pl.col("n_judges") == 3) & (pl.col("n_prompt_levels") == 2))
+    at_g = at_g.filter(pl.col("n_scales") == 2).to_dicts()[0]
+    own = gtheory.d_study(expected, {"judge": 3, "prompt_level": 2, "scale": 2})
+    assert at_g["g_relative"] == pytest.approx(own["g_relative"])
+    assert at_g["phi"] <= at_g["g_relative"]
+    for facet in ("n_judges", "n_prompt_levels", "n_scales"):
+        others = [c for c in ("n_judges", "n_prompt_levels", "n_scales") if c != facet]
+        steps = d.sort(facet).group_by(others).agg(pl.col("g_relative"), pl.col("phi"))
+        for g, phi in steps.select("g_relative", "phi").rows():
+            assert g == sorted(g) and phi == sorted(phi)
+
+    for name, frame_ in out.items():
+        warehouse.write_table(settings, frame_, name, "s")
+    con = duckdb.connect()
+    for name in (
+        "staging/stg_variance_components",
+        "reports/tbl_variance_components",
+        "staging/stg_d_study",
+        "reports/tbl_d_study",
+    ):
+        con.execute(warehouse.render_view(warehouse.SQL_DIR / f"{name}.sql", settings))
+    view = con.sql("select * from tbl_variance_components").pl()
+    assert view.columns[:4] == ["study", "component", "df", "eta_sq_pct"]  # appended after
+    assert view["method"].to_list()[0] == "type1_anova"
+    assert view.filter(pl.col("method") == "random_ems")["variance_pct"].sum() == pytest.approx(
+        100, abs=0.5
+    )
+    assert con.sql("select count(*) from tbl_d_study").fetchall() == [(60,)]
+
+
+def test_a_missing_cell_drops_the_item_from_the_g_study_only() -> None:
+    from tasks.rating.variance import tables
+
+    def effect(j, p, c, i, rng):
+        return 4 + j + rng.normal(0, 0.5)
+
+    frame = _crossing(2, 2, 1, 8, effect)
+    holed = frame.filter(~((pl.col("item_id") == "i003") & (pl.col("judge") == "j0")))
+    comp = tables(holed)["variance_components"]
+    random = comp.filter(pl.col("method") == "random_ems")
+    item = random.filter(pl.col("component") == "item")["note"].item()
+    assert "7 of 8 items" in item and "1 of 1 scale levels" in item
+    assert "scale" not in random["component"].to_list()  # one scale: not estimable
+    # the sequential split still uses every row
+    type1 = comp.filter(pl.col("method") == "type1_anova")
+    assert type1["df"].sum() == holed.height - 1
+
+
+def test_a_judge_missing_most_items_is_left_out_by_name() -> None:
+    from tasks.rating.variance import tables
+
+    def effect(j, p, c, i, rng):
+        return 4 + rng.normal(0, 0.5)
+
+    frame = _crossing(3, 2, 1, 10, effect)
+    holed = frame.filter(~((pl.col("judge") == "j2") & (pl.col("item_id") < "i006")))
+    random = tables(holed)["variance_components"].filter(pl.col("method") == "random_ems")
+    note = random.filter(pl.col("component") == "item")["note"].item()
+    assert "10 of 10 items, 2 of 3 judge levels" in note and "(left out: judge j2)" in note

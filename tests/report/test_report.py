@@ -33,6 +33,7 @@ FIGURE_VIEWS = {
         "tbl_ensembles",
         "tbl_ensemble_size",
         "tbl_variance_components",
+        "tbl_d_study",
     ],
     "accuracy": ["tbl_accuracy_by_design", "tbl_switch_rates"],
     "tone": [
@@ -42,7 +43,7 @@ FIGURE_VIEWS = {
         "tbl_rewrite_pass_rates",
         "tbl_tone_gaps",
     ],
-    "pairwise": ["tbl_pairwise_position", "tbl_variance_components"],
+    "pairwise": ["tbl_pairwise_position", "tbl_variance_components", "tbl_d_study"],
 }
 SECTION_TITLES = {
     "summary": "Summary",
