@@ -23,8 +23,9 @@ Definitions (the scored calls of a design: answered, with a distribution and a t
   never reaches 0, even for a perfectly calibrated judge.
 * **ece_null_hi**: the 95th percentile of the ECE of a judge that is calibrated by
   construction, with the same probabilities: y drawn as Bernoulli(P) `n_boot` times
-  ("consistency resampling", Bröcker & Smith 2007). An ECE above it is more than the binning
-  noise of n calls; `miscalibrated` says so.
+  ("consistency resampling", Bröcker & Smith 2007), the calls of a unit sharing one truth
+  (`calibrated_ece`). An ECE above it is more than the binning noise of this many items;
+  `miscalibrated` says so.
 
 Every resample comes from `design_rng(seed, design)`, so a design's intervals do not depend
 on which other designs ran.
@@ -46,7 +47,8 @@ from tasks.stats import BOOT_BLOCK, CI_LEVEL, cluster_resampled_sums, design_rng
 N_BINS = 10
 DESIGN = ["study", "judge", "model", "prompt_level", "reasoning_effort"]
 # what a study type hands over: one row per planned call of a design
-CALL_COLUMNS = [*DESIGN, "unit", "status", "p", "y"]
+# `flipped`: the call's event is the complement of its unit's truth (pairwise: b shown first)
+CALL_COLUMNS = [*DESIGN, "unit", "flipped", "status", "p", "y"]
 
 
 def _category(key: str, categories: dict[str, int]) -> int | None:
@@ -145,18 +147,30 @@ def bootstrap_ece(
 
 
 def calibrated_ece(
-    p: np.ndarray, n_boot: int, rng: np.random.Generator, n_bins: int = N_BINS
+    p: np.ndarray,
+    unit: np.ndarray,
+    flipped: np.ndarray,
+    n_boot: int,
+    rng: np.random.Generator,
+    n_bins: int = N_BINS,
 ) -> np.ndarray:
-    """ECE of n_boot samples of a judge calibrated by construction: y ~ Bernoulli(P), the
-    probabilities as given (consistency resampling); drawn in blocks of BOOT_BLOCK draws."""
+    """ECE of n_boot samples of a judge calibrated by construction, the probabilities as given
+    (consistency resampling). The calls of a unit share its truth: each sample draws one
+    uniform u per unit, and a call's event is true when u < P (1 − u < P for a `flipped` call,
+    whose event is the complement of its unit's: a pair shown b first). So each call is
+    Bernoulli(P), and repeats of an item are not counted as independent evidence, which would
+    make the bound too tight. Drawn in blocks of BOOT_BLOCK draws."""
     p = np.asarray(p, float)
+    _, codes = np.unique(np.asarray(unit), return_inverse=True)
+    flipped = np.asarray(flipped, bool)
     onehot = np.zeros((p.size, n_bins))
     onehot[np.arange(p.size), bin_ids(p, n_bins)] = 1.0
     sum_p = p @ onehot
     rows = max(1, BOOT_BLOCK // p.size)
     out = []
     for start in range(0, n_boot, rows):
-        draws = rng.random((min(rows, n_boot - start), p.size)) < p
+        u = rng.random((min(rows, n_boot - start), int(codes.max()) + 1))[:, codes]
+        draws = np.where(flipped, 1 - u, u) < p
         out.append(np.abs(sum_p - draws.astype(float) @ onehot).sum(1) / p.size)
     return np.concatenate(out)
 
@@ -184,7 +198,9 @@ def _design_row(scored: pl.DataFrame, n_boot: int, rng: np.random.Generator, n_b
         row["ece_lo"], row["ece_hi"] = map(
             float, np.quantile(bootstrap_ece(p, y, unit, n_boot, rng, n_bins), q)
         )
-    row["ece_null_hi"] = float(np.quantile(calibrated_ece(p, n_boot, rng, n_bins), CI_LEVEL))
+    flipped = scored["flipped"].to_numpy()
+    null = calibrated_ece(p, unit, flipped, n_boot, rng, n_bins)
+    row["ece_null_hi"] = float(np.quantile(null, CI_LEVEL))
     return row
 
 
@@ -197,7 +213,8 @@ def calibration_tables(
     seed: int = 0,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """calls (CALL_COLUMNS: one row per planned call, `p` its P(event) or null, `y` the truth
-    or null, `unit` the item or pair resampled) → (calibration, calibration_bins).
+    or null, `unit` the item or pair resampled, `flipped` whether its event is the complement
+    of the unit's truth) → (calibration, calibration_bins).
 
     One calibration row per design, whatever it has: n_ok answered calls = n_no_probs (no
     distribution) + n_no_truth (a distribution, no truth) + n_scored; the numbers are over the

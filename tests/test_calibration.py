@@ -62,6 +62,7 @@ def calls(p: np.ndarray, y: np.ndarray, judge: str, repeats: int = 1) -> pl.Data
             "prompt_level": "base",
             "reasoning_effort": "n/a",
             "unit": np.repeat([f"i{i}" for i in range(n)], repeats),
+            "flipped": False,
             "status": "ok",
             "p": np.repeat(p, repeats),
             "y": np.repeat(y.astype(bool), repeats),
@@ -95,6 +96,41 @@ def test_repeats_resample_with_their_unit() -> None:
     width = [t["ece_hi"][0] - t["ece_lo"][0] for t in (one, ten)]
     assert ten["ece"][0] == pytest.approx(one["ece"][0])
     assert width[1] == pytest.approx(width[0], rel=0.3)
+
+
+def test_the_calibrated_bound_counts_items_not_repeats() -> None:
+    """A calibrated judge asked ten times per item (same P, same truth): the bound a calibrated
+    judge reaches by chance is as wide as with one call per item, so repeats do not flag it;
+    drawing each call's truth apart would shrink the bound about √10-fold and flag it."""
+    for seed in (11, 12, 13):
+        p, y = sample(150, seed)
+        one, _ = cal.calibration_tables(calls(p, y, "j"), "accuracy", "TRUE", n_boot=400)
+        ten, _ = cal.calibration_tables(calls(p, y, "j", 10), "accuracy", "TRUE", n_boot=400)
+        assert ten["ece_null_hi"][0] == pytest.approx(one["ece_null_hi"][0], rel=0.25)
+        assert ten["ece"][0] == pytest.approx(one["ece"][0])
+        # the same verdict as one call per item (seed 12 is a calibrated sample beyond its
+        # 95% bound: the 1-in-20 a bound at 95% lets through, flagged either way)
+        assert ten["miscalibrated"][0] == one["miscalibrated"][0]
+        rng = np.random.default_rng(seed)
+        p10, units = np.repeat(p, 10), np.repeat(np.arange(150), 10)
+        apart = cal.calibrated_ece(p10, np.arange(1500), np.zeros(1500, bool), 400, rng)
+        shared = cal.calibrated_ece(p10, units, np.zeros(1500, bool), 400, rng)
+        assert np.quantile(apart, 0.95) < 0.6 * np.quantile(shared, 0.95)
+
+
+def test_a_flipped_call_draws_the_complement_of_its_units_truth() -> None:
+    """A pair in both orders: P(A) = q shown a first, 1 − q shown b first. Under the coupling
+    the two orders' events are exact complements, as the human's one label makes them."""
+    q = np.array([0.3, 0.8])
+    p = np.array([q[0], 1 - q[0], q[1], 1 - q[1]])
+    units, flipped = np.array([0, 0, 1, 1]), np.array([False, True, False, True])
+    rng = np.random.default_rng(0)
+    u = np.random.default_rng(0).random((1, 2))[:, units]
+    y = np.where(flipped, 1 - u, u) < p
+    assert (y[0, 0] != y[0, 1]) and (y[0, 2] != y[0, 3])
+    assert cal.calibrated_ece(p, units, flipped, 1, rng)[0] == pytest.approx(
+        cal.ece(p, y[0].astype(float))
+    )
 
 
 def test_calls_without_probs_or_truth_are_counted() -> None:

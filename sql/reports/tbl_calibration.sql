@@ -13,7 +13,8 @@
 -- observed|; ece_lo / ece_hi: its 95% percentile-bootstrap interval over items (pairs), repeats
 -- and orders moving with their item; ECE is biased upward at small n, so the interval sits above
 -- 0 even for a calibrated judge. ece_null_hi: the ECE a judge calibrated by construction with
--- the same probabilities exceeds 5% of the time (consistency resampling); miscalibrated: ece >
+-- the same probabilities exceeds 5% of the time (consistency resampling, the calls of an item
+-- or pair sharing one truth, so repeats are not independent evidence); miscalibrated: ece >
 -- ece_null_hi. tbl_calibration_bins has each design's reliability diagram.
 -- note: why a design has no numbers (no distribution stored, no truth), or why no interval.
 create or replace view tbl_calibration as

@@ -26,6 +26,7 @@ def calibration_calls(
     return calls.select(
         *CALL_COLUMNS[:5],
         pl.col("item_id").alias("unit"),
+        pl.lit(False).alias("flipped"),
         pl.col("status").fill_null("missing"),
         event_probability(calls["probs"], categories, EVENT).alias("p"),
         pl.col("truth").alias("y"),

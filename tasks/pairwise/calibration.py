@@ -31,6 +31,7 @@ def calibration_calls(
     return calls.select(
         *CALL_COLUMNS[:5],
         pl.col("pair_id").alias("unit"),
+        (pl.col("shown_first") == "b").alias("flipped"),  # A is b: true when b is preferred
         pl.col("status").fill_null("missing"),
         event_probability(calls["probs"], categories, EVENT).alias("p"),
         pl.when(prefers_one()).then(pl.col("preferred") == pl.col("shown_first")).alias("y"),
