@@ -247,3 +247,19 @@ def test_llmbar_variance_splits_judge_strategy_and_order(
     }  # fmt: skip
     assert share["judge"] > share["prompt_level"] > share["order"] > 0
     assert sum(share.values()) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_imported_winners_have_no_distribution_and_calibration_counts_them(
+    run: dict, study_settings: Settings
+) -> None:
+    """LLMBar's files hold winners, not probabilities: each of the 65 designs gets its
+    calibration row, every answered call counted in n_no_probs (as many as the parsed calls of
+    pairwise_verdicts), and no number to gate on."""
+    study = load_study(PROJECT_ROOT / "studies" / "llmbar.toml")
+    assert stages.calibration_stage.fn(study, study_settings) == 0
+    table = warehouse.read_table(study_settings, "calibration", "llmbar")
+    verdicts = warehouse.read_table(study_settings, "pairwise_verdicts", "llmbar")
+    assert table.height == 65 and (table["n_no_probs"] == table["n_ok"]).all()
+    assert table["n_ok"].sum() == verdicts.filter(pl.col("status") == "ok").height
+    assert table["ece"].is_null().all() and table["brier"].is_null().all()
+    assert warehouse.read_table(study_settings, "calibration_bins", "llmbar").is_empty()
