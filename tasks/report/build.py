@@ -332,40 +332,33 @@ CALIBRATION_GUIDE = (
     "ECE with its 95% interval over items, and the ECE a calibrated judge would reach by "
     "chance (ece_null_hi)."
 )
-NO_PROBS = (
-    "no design has probabilities: its judges stored no distribution over the scale's values "
-    "(n_no_probs counts their calls)"
-)
 
 
 def calibration_section(settings: Settings, studies: list[str], render: Render) -> Section | None:
     """Reliability diagrams and calibration numbers of the studies with a calibration table
-    (accuracy and pairwise: tasks/calibration.py); None when no study here has one. Without
-    stored distributions the section stays, saying so, with every design's counted calls."""
+    (accuracy and pairwise: tasks/calibration.py). None when no design here has a scored call:
+    until judges store distributions the section would only say so (as the drift section),
+    and tbl_calibration says it per design (n_no_probs, note)."""
     table = _rows_of(settings, "tbl_calibration", studies)
-    if table.is_empty():
+    scored = table.filter(pl.col("n_scored") > 0)
+    if scored.is_empty():
         return None
     key = ["study", "judge", "prompt_level", "reasoning_effort"]
     bins = _rows_of(settings, "tbl_calibration_bins", studies).join(
         table.select(*key, "event", "ece", "brier"), on=key, how="left"
     )
-    svg = render(figures.reliability, bins, "calibration-1") if bins.height else None
+    svg = render(figures.reliability, bins, "calibration-1")
     block = Block(
         "tbl_calibration",
         "Reliability diagrams: is the judge as sure as it is right?",
         CALIBRATION_GUIDE,
         table,
         svg=svg,
-        note=None if svg else NO_PROBS,
+        note=None if svg else "no bin with a number to draw",
     )
-    scored = table.filter(pl.col("n_scored") > 0)
     said = (
         f"{scored.height} of {table.height} designs have probabilities; "
         f"{int(table['n_no_probs'].sum())} answered calls have none and are left out."
-        if scored.height
-        else f"No design has probabilities yet: {int(table['n_no_probs'].sum())} answered calls "
-        "without a distribution over the scale's values (hosted judges without logprobs, "
-        "imported answers); nothing to calibrate."
     )
     flagged = scored.filter(pl.col("miscalibrated").fill_null(False))
     if flagged.height:
@@ -373,7 +366,7 @@ def calibration_section(settings: Settings, studies: list[str], render: Render) 
             f" {flagged.height} design{'s' * (flagged.height != 1)} beyond what a calibrated "
             "judge shows by chance (ece > ece_null_hi)."
         )
-    watched = [s for s in studies if s in set(table["study"])]
+    watched = [s for s in studies if s in set(scored["study"])]
     return Section(
         "calibration",
         "Calibration",
