@@ -5,6 +5,7 @@ figure out; the helpers are in plotting.py, each type's figures in tasks/<type>/
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 import polars as pl
@@ -203,6 +204,7 @@ def _drift_n(frame: pl.DataFrame, design: tuple) -> str:
 
 CALIBRATION_DESIGN = ["study", "judge", "prompt_level", "reasoning_effort"]
 RELIABILITY_COLUMNS = 4  # small multiples per row
+TITLE_CHARS = 34  # a title line's characters before it wraps (a panel is 2.6 inches wide)
 
 
 @styled
@@ -217,6 +219,7 @@ def reliability(frame: pl.DataFrame) -> Figure | None:
         return None
     designs = frame.select(CALIBRATION_DESIGN).unique(maintain_order=True).rows()
     show_effort = frame["reasoning_effort"].n_unique() > 1
+    show_study = frame["study"].n_unique() > 1
     cols = min(RELIABILITY_COLUMNS, len(designs))
     rows = math.ceil(len(designs) / cols)
     fig = new_figure(0.6 + 2.4 * rows, width=min(10.0, 2.6 * cols + 0.6))
@@ -240,9 +243,12 @@ def reliability(frame: pl.DataFrame) -> Figure | None:
             zorder=3,
         )
         row = part.row(0, named=True)
-        label = f"{study} · {judge} · {level}" + (f" · {effort}" if show_effort else "")
-        said = f"ECE {row['ece']:.3f} · Brier {row['brier']:.3f} · n={int(part['n'].sum())}"
-        ax.set_title(f"{label}\n{said}", loc="left", fontsize=8)
+        # one short line each, wrapped to the panel's width: neighbours' titles never touch
+        lines = [study] if show_study else []
+        lines += [judge, level + (f" · {effort}" if show_effort else "")]
+        lines.append(f"ECE {row['ece']:.3f} · Brier {row['brier']:.3f} · n={int(part['n'].sum())}")
+        title = "\n".join(textwrap.fill(line, TITLE_CHARS) for line in lines)
+        ax.set_title(title, loc="left", fontsize=7.5)
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
         ax.set_aspect("equal")

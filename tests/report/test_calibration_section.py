@@ -5,6 +5,7 @@ without calibration, gets no section."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -82,9 +83,34 @@ def test_each_panel_plots_its_design_bins_on_the_diagonal(tmp_path: Path) -> Non
             points.get_offsets(), mine.select("mean_p", "observed").to_numpy()
         )
         ece = mine["ece"][0]
-        assert f"calib · {judge} · base" in ax.get_title(loc="left")
+        assert ax.get_title(loc="left").splitlines()[:2] == [judge, "base"]  # one study
         assert f"ECE {ece:.3f}" in ax.get_title(loc="left")
     assert figures.reliability(bins.clear()) is None
+
+
+def test_long_names_on_many_panels_keep_their_titles_apart() -> None:
+    """Twelve designs of two studies with long judge names: each title wraps inside its
+    panel, touching neither a neighbour's title nor another panel."""
+    rows = [
+        {"study": study, "judge": judge, "prompt_level": level, "reasoning_effort": "n/a"}
+        | {"bin": b, "n": 10, "mean_p": (b + 0.5) / 10, "observed": (b + 0.5) / 11}
+        | {"event": "TRUE", "ece": 0.05, "brier": 0.2}
+        for study in ("accuracy-with-a-long-study-name", "other")
+        for judge in ("gpt-4o-mini-2024-07-18", "anthropic/claude-3-5-sonnet-20241022-latest", "j")
+        for level in ("base", "long_icl")
+        for b in range(10)
+    ]
+    fig = figures.reliability(pl.DataFrame(rows))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 12 and len(fig.axes) == 12
+    titles = [ax._left_title for ax in axes]  # set_title(loc="left")'s text
+    assert all(t.get_text().startswith(("accuracy-with", "other")) for t in titles)
+    boxes = [t.get_window_extent(renderer) for t in titles]
+    for (i, box), (k, ax) in itertools.product(enumerate(boxes), enumerate(axes)):
+        if i != k:
+            assert not box.overlaps(boxes[k]) and not box.overlaps(ax.get_window_extent(renderer))
 
 
 @pytest.fixture
