@@ -241,13 +241,21 @@ def resample_stats(
     d = a - b
     columns = (np.ones_like(d), d, np.abs(d), d**2, a + b, a**2 + b**2)
     sums = np.column_stack([np.bincount(codes, weights=c, minlength=k) for c in columns])
+    n, s_d, s_abs, s_d2, s1, s2 = cluster_resampled_sums(sums, n_boot, rng).T
+    return s_d / n, s_abs / n, alpha_two_coders(n, s_d2, s1, s2)
+
+
+def cluster_resampled_sums(sums: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """n_boot × columns: row r holds the column sums of `sums` (one row per unit) over
+    resample r, which draws units with replacement (a cluster bootstrap: a drawn unit brings
+    all its observations). Drawn in blocks of at most BOOT_BLOCK index entries."""
+    k = sums.shape[0]
     rows = max(1, BOOT_BLOCK // k)
     blocks = [
         _resampled_sums(sums, rng.integers(0, k, size=(min(rows, n_boot - start), k)))
         for start in range(0, n_boot, rows)
     ]
-    n, s_d, s_abs, s_d2, s1, s2 = np.concatenate(blocks).T
-    return s_d / n, s_abs / n, alpha_two_coders(n, s_d2, s1, s2)
+    return np.concatenate(blocks)
 
 
 def _resampled_sums(sums: np.ndarray, idx: np.ndarray) -> np.ndarray:

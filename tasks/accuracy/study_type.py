@@ -32,6 +32,9 @@ STUDY_TYPE = StudyType(
         "tbl_verdict_impact",
         "tbl_verdict_impact_levels",
         "tbl_verdict_impact_pairs",
+        # pairwise studies fill these too (P(A) against the human preference)
+        "tbl_calibration",
+        "tbl_calibration_bins",
     ),
     metric_source="accuracy_metrics",
     snapshot=(

@@ -12,11 +12,12 @@ from schemas.plan import DESIGN_COLUMNS
 from schemas.validate import validate
 from tasks import benchmarks, stages, warehouse
 from tasks.benchmarks import hhrlhf, pairfile
+from tasks.calibration import calibration_tables
 from tasks.imports import stage as imports
 from tasks.judging import store
 from tasks.judging.cache import call_counts
 from tasks.judging.scales import load_scales
-from tasks.pairwise import analysis, verdict_tests
+from tasks.pairwise import analysis, calibration, verdict_tests
 from tasks.pairwise.order_accuracy import order_accuracy_table
 from tasks.pairwise.plan import build_plan
 from tasks.plan import sample_items
@@ -79,4 +80,24 @@ def analysis_stage(study: Study, settings: Settings) -> int:
     return verdicts.height
 
 
-AFTER_JUDGING = (analysis_stage,)  # position, agreement, order accuracy, tests, variance, D-study
+@task(name="pairwise-calibration")
+def calibration_stage(study: Study, settings: Settings) -> int:
+    """Each design's P(A) against the human preference → `calibration` and `calibration_bins`
+    (tasks/calibration.py); calls without a distribution are counted. Returns the calls scored
+    (0 while the judges store no distributions)."""
+    a = study.analysis
+    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
+    judgments = store.latest_rows(settings.store_dir, ["key", "status", "probs"])
+    pairs = warehouse.read_table(settings, "pairs", study.items_part)
+    categories = load_scales()[study.scales[0]].categories
+    calls = calibration.calibration_calls(plan, judgments, pairs, categories)
+    table, bins = calibration_tables(
+        calls, "pairwise", calibration.EVENT, n_boot=a.bootstrap, seed=a.seed
+    )
+    warehouse.write_table(settings, table, "calibration", study.name)
+    warehouse.write_table(settings, bins, "calibration_bins", study.name)
+    return int(table["n_scored"].sum())
+
+
+# position, agreement, order accuracy, tests, variance, D-study; then calibration
+AFTER_JUDGING = (analysis_stage, calibration_stage)

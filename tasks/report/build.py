@@ -323,6 +323,59 @@ def drift_section(settings: Settings, studies: list[str], render: Render) -> Sec
     )
 
 
+CALIBRATION_GUIDE = (
+    "Each panel is one design: its judge's probability of the event (TRUE for a verdict, A for "
+    "a pairwise winner: the answer shown first is better), binned in tenths, against how often "
+    "the event was true in that bin (the reference label, else the designs' consensus, for "
+    "accuracy; the human preference for pairwise); a point's area is its calls, and a "
+    "calibrated judge lies on the dashed diagonal; the table gives each design's Brier score, "
+    "ECE with its 95% interval over items, and the ECE a calibrated judge would reach by "
+    "chance (ece_null_hi)."
+)
+
+
+def calibration_section(settings: Settings, studies: list[str], render: Render) -> Section | None:
+    """Reliability diagrams and calibration numbers of the studies with a calibration table
+    (accuracy and pairwise: tasks/calibration.py). None when no design here has a scored call:
+    until judges store distributions the section would only say so (as the drift section),
+    and tbl_calibration says it per design (n_no_probs, note)."""
+    table = _rows_of(settings, "tbl_calibration", studies)
+    scored = table.filter(pl.col("n_scored") > 0)
+    if scored.is_empty():
+        return None
+    key = ["study", "judge", "prompt_level", "reasoning_effort"]
+    bins = _rows_of(settings, "tbl_calibration_bins", studies).join(
+        table.select(*key, "event", "ece", "brier"), on=key, how="left"
+    )
+    svg = render(figures.reliability, bins, "calibration-1")
+    block = Block(
+        "tbl_calibration",
+        "Reliability diagrams: is the judge as sure as it is right?",
+        CALIBRATION_GUIDE,
+        table,
+        svg=svg,
+        note=None if svg else "no bin with a number to draw",
+    )
+    said = (
+        f"{scored.height} of {table.height} designs have probabilities; "
+        f"{int(table['n_no_probs'].sum())} answered calls have none and are left out."
+    )
+    flagged = scored.filter(pl.col("miscalibrated").fill_null(False))
+    if flagged.height:
+        said += (
+            f" {flagged.height} design{'s' * (flagged.height != 1)} beyond what a calibrated "
+            "judge shows by chance (ece > ece_null_hi)."
+        )
+    watched = [s for s in studies if s in set(scored["study"])]
+    return Section(
+        "calibration",
+        "Calibration",
+        "How sure the judge was against how often it was right, from the probability it gave "
+        f"each verdict or winner. Studies: {', '.join(watched)}. " + said,
+        [block],
+    )
+
+
 def cost_section(settings: Settings, studies: list[str]) -> Section:
     block = Block(
         "tbl_design_cost",
@@ -479,6 +532,8 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
         said |= of_type
         own = {s: sources[s] for s in of_kind if s in sources}
         sections.append(Section(kind.name, report.TITLE, intro, blocks, lead(of_type, own)))
+    calibration = calibration_section(settings, studies, cache.render)
+    sections += [calibration] if calibration else []
     drift = drift_section(settings, studies, cache.render)
     sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))

@@ -5,6 +5,7 @@ figure out; the helpers are in plotting.py, each type's figures in tasks/<type>/
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 import polars as pl
@@ -240,3 +241,61 @@ def _drift_n(frame: pl.DataFrame, design: tuple) -> str:
         return n_range(part)
     lo, hi = int(rs.min()), int(rs.max())
     return f"{n_range(part)}, R={lo}" + (f"–{hi}" if hi != lo else "")
+
+
+CALIBRATION_DESIGN = ["study", "judge", "prompt_level", "reasoning_effort"]
+RELIABILITY_COLUMNS = 4  # small multiples per row
+TITLE_CHARS = 34  # a title line's characters before it wraps (a panel is 2.6 inches wide)
+
+
+@styled
+def reliability(frame: pl.DataFrame) -> Figure | None:
+    """Reliability diagrams, one panel per design: each non-empty bin of the judge's probability
+    of the event as a point at (mean probability, observed frequency), its area by the calls in
+    it, against the diagonal a calibrated judge lies on; the panel's title gives the design's
+    ECE and Brier (`frame`: tbl_calibration_bins joined to tbl_calibration's ece, brier and
+    event)."""
+    frame = finite_rows(frame, "mean_p", "observed")
+    if frame.is_empty():
+        return None
+    designs = frame.select(CALIBRATION_DESIGN).unique(maintain_order=True).rows()
+    show_effort = frame["reasoning_effort"].n_unique() > 1
+    show_study = frame["study"].n_unique() > 1
+    cols = min(RELIABILITY_COLUMNS, len(designs))
+    rows = math.ceil(len(designs) / cols)
+    fig = new_figure(0.6 + 2.4 * rows, width=min(10.0, 2.6 * cols + 0.6))
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
+    biggest = max(1, int(frame["n"].max()))
+    for k, design in enumerate(designs):
+        ax = axes[k // cols][k % cols]
+        part = frame.filter(
+            pl.all_horizontal(
+                pl.col(c) == v for c, v in zip(CALIBRATION_DESIGN, design, strict=True)
+            )
+        )
+        study, judge, level, effort = design
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+        ax.plot(part["mean_p"], part["observed"], color=PALETTE[0], lw=1)
+        ax.scatter(
+            part["mean_p"],
+            part["observed"],
+            s=12 + 120 * part["n"].to_numpy() / biggest,
+            color=PALETTE[0],
+            zorder=3,
+        )
+        row = part.row(0, named=True)
+        # one short line each, wrapped to the panel's width: neighbours' titles never touch
+        lines = [study] if show_study else []
+        lines += [judge, level + (f" · {effort}" if show_effort else "")]
+        lines.append(f"ECE {row['ece']:.3f} · Brier {row['brier']:.3f} · n={int(part['n'].sum())}")
+        title = "\n".join(textwrap.fill(line, TITLE_CHARS) for line in lines)
+        ax.set_title(title, loc="left", fontsize=7.5)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_aspect("equal")
+    for k in range(len(designs), rows * cols):
+        axes[k // cols][k % cols].set_visible(False)
+    event = frame["event"][0] if frame["event"].n_unique() == 1 else "the event"
+    fig.supxlabel(f"judge's probability of {event} (mean in bin)", fontsize=9)
+    fig.supylabel("observed frequency", fontsize=9)
+    return fig

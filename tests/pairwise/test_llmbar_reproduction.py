@@ -271,3 +271,19 @@ def test_llmbar_g_study_and_d_study(study_settings: Settings, run: dict) -> None
         g = grp.sort("n_judges")["g_relative"].to_list()
         assert g == sorted(g) and g[-1] > g[0]
     assert (d["phi"] <= d["g_relative"] + 1e-12).all()
+
+
+def test_imported_winners_have_no_distribution_and_calibration_counts_them(
+    run: dict, study_settings: Settings
+) -> None:
+    """LLMBar's files hold winners, not probabilities: each of the 65 designs gets its
+    calibration row, every answered call counted in n_no_probs (as many as the parsed calls of
+    pairwise_verdicts), and no number to gate on."""
+    study = load_study(PROJECT_ROOT / "studies" / "llmbar.toml")
+    assert stages.calibration_stage.fn(study, study_settings) == 0
+    table = warehouse.read_table(study_settings, "calibration", "llmbar")
+    verdicts = warehouse.read_table(study_settings, "pairwise_verdicts", "llmbar")
+    assert table.height == 65 and (table["n_no_probs"] == table["n_ok"]).all()
+    assert table["n_ok"].sum() == verdicts.filter(pl.col("status") == "ok").height
+    assert table["ece"].is_null().all() and table["brier"].is_null().all()
+    assert warehouse.read_table(study_settings, "calibration_bins", "llmbar").is_empty()

@@ -1,0 +1,24 @@
+-- The reliability diagram of each design in tbl_calibration: one row per non-empty equal-width
+-- bin of the judge's probability of the event. bin: 0 = lowest; bin_lo / bin_hi: its edges
+-- ((bin_lo, bin_hi], the first from 0); n: scored calls in the bin; mean_p: their mean
+-- probability; observed: the share of them where the event was true. A calibrated judge's bins
+-- lie on the diagonal observed = mean_p; a bin below it: the event is rarer than the judge says.
+create or replace view tbl_calibration_bins as
+select study,
+       study_type,
+       judge,
+       model,
+       prompt_level,
+       reasoning_effort,
+       bin,
+       bin_lo,
+       bin_hi,
+       n,
+       round(mean_p, 4) as mean_p,
+       round(observed, 4) as observed
+from stg_calibration_bins
+order by study, judge,
+         sort_pos('prompt_level', prompt_level), prompt_level,
+         reasoning_effort = 'n/a',
+         sort_pos('reasoning_effort', reasoning_effort),
+         reasoning_effort, bin;
