@@ -139,17 +139,40 @@ def ppi_halfwidth(n: int, n_total: int, sd_judge: float, sd_resid: float) -> flo
 
 
 def n_labels_for_halfwidth(
-    halfwidth: float, n_total: int, sd_judge: float, sd_resid: float
+    halfwidth: float,
+    n_total: int,
+    sd_judge: float,
+    sd_resid: float,
+    sd_human: float | None = None,
 ) -> int | None:
-    """The fewest human labels, of n_total judged items, for a plain-PPI (λ = 1) interval of
-    ±halfwidth on the corrected mean; the power-tuned interval is at most as wide
-    (asymptotically), so the count is safe. Closed form: with a = sd_judge², b = sd_resid²,
-    c = (halfwidth/z)², a/(N − n) + b/n = c is c·n² − (cN − a + b)·n + bN = 0, and n is its
-    smaller root, rounded up. None when no n < N reaches it (the judge's own sampling error
-    over the unlabelled items is already wider)."""
+    """The fewest human labels, of n_total judged items, for a PPI interval of ±halfwidth on
+    the corrected mean. For a weight λ the variance is a/(N − n) + b/n with a = λ²·sd_judge²
+    and b = Var(Y − λŶ); a/(N − n) + b/n = c, c = (halfwidth/z)², is c·n² − (cN − a + b)·n +
+    bN = 0, and n is its smaller root, rounded up. With sd_human (the labels' SD) b is known
+    for every λ (Cov(Y, Ŷ) from the three SDs) and the count is the least over λ on a grid of
+    [0, 1], as the power-tuned interval picks λ; without it, plain PPI (λ = 1, b =
+    sd_resid²). None when no n < N reaches it (the judge's own sampling error over the
+    unlabelled items is already wider, and the labels alone would need them all)."""
     if n_total < 3 or halfwidth <= 0:
         return None
-    a, b, c, big_n = sd_judge**2, sd_resid**2, (halfwidth / Z) ** 2, n_total
+    c = (halfwidth / Z) ** 2
+    if sd_human is None:
+        return _smaller_root(sd_judge**2, sd_resid**2, c, n_total)
+    cov = (sd_human**2 + sd_judge**2 - sd_resid**2) / 2
+    found = [
+        _smaller_root(
+            (lam * sd_judge) ** 2,
+            max(0.0, sd_human**2 - 2 * lam * cov + (lam * sd_judge) ** 2),
+            c,
+            n_total,
+        )
+        for lam in np.linspace(0, 1, 101)
+    ]
+    found = [n for n in found if n is not None]
+    return min(found) if found else None
+
+
+def _smaller_root(a: float, b: float, c: float, big_n: int) -> int | None:
     if b == 0:
         return 2
     q = c * big_n - a + b

@@ -132,3 +132,14 @@ def test_planner_says_when_the_judge_alone_is_too_noisy():
     assert ppi.n_labels_for_halfwidth(0.05, 2000, 1.3, 0.8) is None
     # a judge that equals the humans needs the fewest labels
     assert ppi.n_labels_for_halfwidth(0.2, 2000, 1.3, 0.0) == 2
+
+
+def test_planner_with_the_labels_sd_picks_the_best_weight():
+    # a judge that tracks the humans: λ near 1 is best, no worse than plain PPI
+    plain = ppi.n_labels_for_halfwidth(0.1, 2000, 1.3, 0.8)
+    tuned = ppi.n_labels_for_halfwidth(0.1, 2000, 1.3, 0.8, sd_human=1.2)
+    assert tuned <= plain
+    # a judge unrelated to the humans (resid² = human² + judge²): the labels alone, (z·sd/h)²
+    useless = ppi.n_labels_for_halfwidth(0.1, 2000, 1.0, math.sqrt(1.2**2 + 1.0), sd_human=1.2)
+    assert ppi.n_labels_for_halfwidth(0.1, 2000, 1.0, math.sqrt(1.2**2 + 1.0)) is None
+    assert useless == math.ceil((ppi.Z * 1.2 / 0.1) ** 2)
