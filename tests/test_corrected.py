@@ -228,3 +228,24 @@ def test_label_planner_uses_each_design_s_own_spreads():
     (assumed,) = label_needs(None, 0.1, 2000, 0.8, 1.2).rows(named=True)
     assert assumed["n_labels"] == ppi.n_labels_for_halfwidth(0.1, 2000, 1.2, 0.8)
     assert "out of reach" in label_line(label_needs(None, 0.01, 2000, 0.8, 1.2), 0.01)
+
+
+def test_report_figure_draws_each_estimate_once_per_design(settings: Settings):
+    from tasks.report.figures import corrected as draw
+    from tests.report.layout import legends_over_data, overlapping_labels
+
+    values, key, _, _ = _rating_study(n=300)
+    labels, source, answer_key = study_labels(None, 0.2, 0, key, key["item_id"], "rating")
+    warehouse.write_table(
+        settings, corrected(values, labels, source, False, 0, 0, answer_key), "corrected", "s"
+    )
+    warehouse.publish_views(settings)
+    frame = warehouse.query(settings, "select * from tbl_corrected")
+    fig = draw(frame)
+    (ax,) = fig.axes
+    # judge alone, PPI and labels alone for two designs (no Rogan–Gladen for ratings)
+    assert len(ax.containers) == 3 and all(len(c[0].get_xdata()) == 2 for c in ax.containers)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert sorted(legend) == ["answer key", "judge + labels (PPI)", "judge alone", "labels alone"]
+    assert legends_over_data(fig) == [] and overlapping_labels(fig) == []
+    assert draw(frame.clear()) is None
