@@ -249,3 +249,14 @@ def test_report_figure_draws_each_estimate_once_per_design(settings: Settings):
     assert sorted(legend) == ["answer key", "judge + labels (PPI)", "judge alone", "labels alone"]
     assert legends_over_data(fig) == [] and overlapping_labels(fig) == []
     assert draw(frame.clear()) is None
+
+
+def test_only_types_that_report_tbl_corrected_take_labels(tmp_path: Path):
+    text = Path("studies/pairwise.toml").read_text()
+    assert "[study.analysis]" not in text
+    path = tmp_path / "pairwise.toml"
+    path.write_text(
+        text.replace("[[judges]]", "[study.analysis]\nlabel_share = 0.1\n\n[[judges]]", 1)
+    )
+    with pytest.raises(StudyError, match="a pairwise study has no judge-corrected estimates"):
+        load_study(path)
