@@ -153,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("--diff-sd", _positive, "assumed sd of design A − design B over items (default 0.5)"),
         ("--accuracy", _share, "assumed accuracy (default 0.75)"),
         ("--discordant", _share, "assumed share of items two designs differ on (default 0.2)"),
+        ("--label-hw", _positive, "human labels for a ±this CI on the judge-corrected mean"),
+        ("--judge-sd", _positive, "… assumed sd of the judge's scores (default 1.2; verdicts 0.5)"),
     ]:
         pw.add_argument(flag, type=parse, help=what)
     pw.set_defaults(func=cmd_power)

@@ -94,6 +94,9 @@ def cmd_power(args: argparse.Namespace) -> int:
             print("planned: " + plans.verdict_line(plan, n))
         else:
             print("planned: the whole benchmark (run `judgelab plan` first to count it)")
+        if args.label_hw is not None:
+            for line in label_lines(study, settings, args, n):
+                print(line)
         if study.canary is not None:
             for line in canary_power(study, settings, n):
                 print(line)
@@ -121,3 +124,33 @@ def canary_power(study, settings, n_items: int) -> list[str]:
     except FileNotFoundError:
         noise_sd = None
     return canary_power.canary_lines(study, designs, noise_sd, n_items)
+
+
+def label_lines(study, settings, args: argparse.Namespace, n_items: int) -> list[str]:
+    """`--label-hw`: human labels for a ±x CI on the judge-corrected mean, per design from the
+    study's `corrected` table (its own judge and judge–human SDs) unless --assume, else from
+    --sd (judge − human; verdicts: √(1 − accuracy)) and --judge-sd over the planned items."""
+    import math
+
+    import polars as pl
+
+    from tasks import warehouse
+    from tasks.power import Assumptions
+    from tasks.power_plan import ASSUMED_JUDGE_SD, label_line, label_needs
+
+    pilot = None
+    if not args.assume:
+        try:
+            pilot = warehouse.read_table(settings, "corrected", study.name)
+        except FileNotFoundError:
+            pilot = None
+    binary = StudyType.named(study.type).percent
+    a = Assumptions()
+    if binary:
+        resid = math.sqrt(1 - (args.accuracy or a.accuracy))
+        judge_sd = args.judge_sd or 0.5
+    else:
+        resid, judge_sd = args.sd or a.sd, args.judge_sd or ASSUMED_JUDGE_SD
+    needs = label_needs(pilot, args.label_hw, n_items, resid, judge_sd)
+    print_frame(needs.with_columns(pl.selectors.float().round(3)))
+    return [label_line(needs, args.label_hw)]

@@ -124,6 +124,18 @@ class Analysis(BaseModel):
     # TOST margin: a difference inside ±margin "does not matter". Ratings: points on 1–7
     # (default 0.2); accuracy: percentage points (default 5)
     equivalence_margin: float | None = Field(default=None, gt=0)
+    # judge-corrected estimates (tbl_corrected; rating and accuracy studies): human labels on
+    # a subset of the items, either a file of item_id, label (relative to the study file;
+    # tasks/benchmarks/labelfile.py) or a seeded random share of the benchmark's own labels,
+    # treated as if only those were known. At most one; neither: no tbl_corrected rows
+    human_labels: str | None = None
+    label_share: float | None = Field(default=None, gt=0, lt=1)
+
+    @model_validator(mode="after")
+    def one_label_source(self) -> Analysis:
+        if self.human_labels is not None and self.label_share is not None:
+            raise ValueError("give human_labels or label_share, not both")
+        return self
 
     def margin(self, percent: bool = False) -> float:
         """The equivalence margin in the unit of the study type's differences: points on 1–7,
@@ -282,6 +294,18 @@ class Study(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def labels_fit(self) -> Study:
+        """Judge-corrected estimates exist where the study type reports tbl_corrected."""
+        a = self.analysis
+        if (a.human_labels or a.label_share) and (
+            "tbl_corrected" not in StudyType.named(self.type).report_views
+        ):
+            raise ValueError(
+                f"a {self.type} study has no judge-corrected estimates (human_labels, label_share)"
+            )
+        return self
+
+    @model_validator(mode="after")
     def canary_fits(self) -> Study:
         """A canary watches judges of this study, in a study type drift is defined for."""
         if self.canary is None:
@@ -406,6 +430,9 @@ def load_study(path: str | Path, **overrides) -> Study:
         if isinstance(doc.get(table), dict) and isinstance(doc[table].get("path"), str):
             # not resolve(): a symlink keeps the name the user gave (its suffix, its errors)
             doc[table]["path"] = os.path.abspath(path.parent / doc[table]["path"])
+    labels = doc.get("analysis", {})
+    if isinstance(labels, dict) and isinstance(labels.get("human_labels"), str):
+        labels["human_labels"] = os.path.abspath(path.parent / labels["human_labels"])
     try:
         return Study.model_validate(doc)
     except ValidationError as exc:

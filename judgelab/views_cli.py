@@ -21,8 +21,8 @@ EVERY_STUDY = ["tbl_runs", "tbl_changes", "tbl_design_cost", "tbl_drift", "tbl_d
 
 def report_groups() -> dict[str, list[str]]:
     """Report views per study type, in listing order (the type's main table first), then the
-    views any study fills. tests/test_cli_show.py fails when a tbl_ view is in no group or in
-    two."""
+    views any study fills. tests/test_cli_show.py fails when a tbl_ view is in no group, or in
+    two other than tbl_corrected (judge-corrected estimates: rating and accuracy alike)."""
     from tasks.study_types import StudyType
 
     return {k.name: list(k.report_views) for k in StudyType.every()} | {"every study": EVERY_STUDY}

@@ -414,3 +414,60 @@ def plan_study(
 def planner(study_type: str) -> Planner:
     """The planner a study type's record names."""
     return StudyType.named(study_type).load("power")
+
+
+# ---- human labels for a judge-corrected mean (tbl_corrected) ---------------------------------
+
+LABEL_SCHEMA = {
+    "judge": pl.String,
+    "prompt_level": pl.String,
+    "scale": pl.String,
+    "reasoning_effort": pl.String,
+    "n_items": pl.Int64,  # items judged (the pilot design's, or the planned sample)
+    "judge_sd": pl.Float64,  # sd of the judge's scores over items
+    "resid_sd": pl.Float64,  # sd of human − judge over the labelled items (assumed: --sd)
+    "human_sd": pl.Float64,  # sd of the human labels (null when assumed: plain PPI, λ = 1)
+    "n_labels": pl.Int64,  # human labels for the target half-width; null: out of reach
+}
+ASSUMED_JUDGE_SD = 1.2  # ratings on 1–7 without a pilot (--judge-sd); verdicts: 0.5, the most
+
+
+def label_needs(
+    corrected: pl.DataFrame | None,
+    halfwidth: float,
+    n_items: int,
+    resid_sd: float,
+    judge_sd: float,
+) -> pl.DataFrame:
+    """Human labels for a 95% CI of ±halfwidth on the judge-corrected mean (tasks/ppi.py's
+    closed form), one row per design of the study's `corrected` table with that design's own
+    judge, residual and label SDs and items (the least count over the PPI weight λ, as the
+    power-tuned interval chooses it), or, without one, a single "assumed" row from the stated
+    SDs and the planned n_items (plain PPI, λ = 1: a safe count for a judge that tracks the
+    humans)."""
+    from tasks.ppi import n_labels_for_halfwidth
+
+    if corrected is None or corrected.filter(pl.col("resid_sd").is_not_null()).is_empty():
+        rows = [("assumed", None, None, None, n_items, judge_sd, resid_sd, None)]
+    else:
+        rows = corrected.filter(pl.col("resid_sd").is_not_null()).select(*list(LABEL_SCHEMA)[:-1])
+        rows = rows.rows()
+    out = [(*r, n_labels_for_halfwidth(halfwidth, *r[4:])) for r in rows]
+    return pl.DataFrame(out, schema=LABEL_SCHEMA, orient="row")
+
+
+def label_line(needs: pl.DataFrame, halfwidth: float) -> str:
+    """One line: the median and the largest count over designs, or why it cannot be had."""
+    known = needs["n_labels"].drop_nulls()
+    if known.is_empty():
+        return (
+            f"human labels for a ±{halfwidth:g} CI on the corrected mean: out of reach with "
+            "these items (the judge's own sampling error is wider); judge more items"
+        )
+    missing = needs.height - known.len()
+    more = f"; {missing} design(s) cannot reach it" if missing else ""
+    return (
+        f"human labels for a ±{halfwidth:g} CI on the corrected mean: "
+        f"median {int(known.median())}, most {known.max()} (of {needs['n_items'].max()} "
+        f"items){more}"
+    )

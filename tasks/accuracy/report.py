@@ -8,6 +8,7 @@ import polars as pl
 
 from tasks.accuracy import figures
 from tasks.accuracy.headline import headline as study_headline
+from tasks.report import figures as report_figures
 from tasks.report.drill import DrillSpec
 from tasks.report.panel import Headline, Panel
 
@@ -53,6 +54,17 @@ PANELS: list[Panel] = [
         "in the table); the tick is the net accuracy change.",
         figures.switch_rates,
         "no judge has both a base and an in-context design on shared items",
+    ),
+    Panel(
+        "tbl_corrected",
+        "Judge-corrected estimates from a few human labels",
+        "Per design, the share of answers truly correct with 95% CIs: the judge's TRUE-rate "
+        "alone (off by its leniency), corrected by the labelled items (prediction-powered "
+        "inference; Rogan–Gladen from its sensitivity and specificity on them) and those "
+        "labels alone, with every item's own label dashed under label_share; a PPI interval "
+        "narrower than the labels' one is labels saved.",
+        report_figures.corrected,
+        "no design has a corrected estimate (too few labelled items)",
     ),
     Panel(
         "tbl_verdict_impact",

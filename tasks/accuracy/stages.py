@@ -3,15 +3,17 @@ leniency per design, switch rates and tests of each design choice's impact."""
 
 from __future__ import annotations
 
+import polars as pl
 from prefect import task
 
 from judgelab.settings import Settings
 from judgelab.study import Study
 from schemas.plan import DESIGN_COLUMNS
-from tasks import warehouse
+from tasks import corrected, warehouse
 from tasks.accuracy import calibration, consensus, verdict_impact
 from tasks.accuracy import metrics as accuracy
 from tasks.accuracy.verdicts import verdict_rows
+from tasks.benchmarks.labelfile import study_labels
 from tasks.calibration import calibration_tables
 from tasks.judging import store
 from tasks.judging.scales import load_scales
@@ -46,6 +48,7 @@ def accuracy_stage(study: Study, settings: Settings) -> int:
             verdicts, agreed, truth=a.truth, margin=a.margin(percent=True)
         ),
         "verdict_levels": verdict_impact.verdict_levels(metrics),
+        "corrected": _corrected(study, verdicts),
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)
@@ -69,6 +72,39 @@ def calibration_stage(study: Study, settings: Settings) -> int:
     warehouse.write_table(settings, table, "calibration", study.name)
     warehouse.write_table(settings, bins, "calibration_bins", study.name)
     return int(table["n_scored"].sum())
+
+
+def _corrected(study: Study, verdicts: pl.DataFrame) -> pl.DataFrame:
+    """Judge-corrected TRUE-rates (tbl_corrected): each design's majority verdict per item
+    against the labelled subset; under label_share the subset is drawn from the items' own
+    reference labels (never the judges' consensus). No rows without a labelled subset."""
+    a = study.analysis
+    values = (
+        consensus.design_verdicts(verdicts)
+        .filter(pl.col("verdict").is_not_null())
+        .select(
+            "study",
+            pl.lit("judge").alias("kind"),
+            "judge",
+            "model",
+            "prompt_level",
+            pl.lit("verdict").alias("scale"),
+            "reasoning_effort",
+            "item_id",
+            pl.col("verdict").cast(pl.Float64).alias("value"),
+        )
+    )
+    items = verdicts.select("item_id", pl.col("reference").cast(pl.Float64).alias("human"))
+    items = items.unique("item_id", keep="first")
+    key = items.filter(pl.col("human").is_not_null())
+    given = study_labels(a.human_labels, a.label_share, a.seed, key, items["item_id"], "verdict")
+    if given is None:
+        values, key = values.clear(), key.clear()
+        return corrected.corrected(values, key.rename({"human": "label"}), "share", True)
+    labels, source, answer_key = given
+    return corrected.corrected(
+        values, labels, source, binary=True, n_boot=a.bootstrap, seed=a.seed, answer_key=answer_key
+    )
 
 
 AFTER_JUDGING = (verdict_stage, accuracy_stage, calibration_stage)

@@ -25,6 +25,7 @@ STUDY_TYPE = StudyType(
         "tbl_accuracy_by_model",
         "tbl_accuracy_by_prompt",
         "tbl_accuracy_by_effort",
+        "tbl_corrected",
         "tbl_switch_rates",
         "tbl_consensus_subsets",
         "tbl_consensus_disagreements",

@@ -69,6 +69,16 @@ PANELS: list[Panel] = [
         min_judges=2,
     ),
     Panel(
+        "tbl_corrected",
+        "Judge-corrected estimates from a few human labels",
+        "Per design, the human mean on 1–7 three ways with 95% CIs: the judge alone (narrow "
+        "but off by its bias), the judge corrected by the labelled items (prediction-powered "
+        "inference) and those labels alone, with every item's own label dashed under "
+        "label_share; a PPI interval narrower than the labels' one is labels saved.",
+        report_figures.corrected,
+        "no design has a corrected estimate (too few labelled items)",
+    ),
+    Panel(
         "tbl_design_impact_single",
         "Changing one design choice (Table 11)",
         "Per choice, the pairs of designs differing only in it: the share whose ratings "

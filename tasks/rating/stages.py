@@ -9,7 +9,8 @@ from prefect import task
 from judgelab.settings import Settings
 from judgelab.study import Study
 from schemas.plan import DESIGN_COLUMNS
-from tasks import warehouse
+from tasks import corrected, warehouse
+from tasks.benchmarks.labelfile import study_labels
 from tasks.judging import store
 from tasks.judging.scales import load_scales
 from tasks.rating import (
@@ -66,10 +67,33 @@ def analyze_stage(study: Study, settings: Settings) -> int:
         "rating_metrics": metrics,
         "human_ceiling": ceiling,
         "threshold_shares": thresholds.threshold_shares(metrics, a.outlier_scale),
+        "corrected": _corrected(study, settings, per_item),
     }
     for name, frame in tables.items():
         warehouse.write_table(settings, frame, name, study.name)
     return metrics.height
+
+
+def _corrected(study: Study, settings: Settings, per_item: pl.DataFrame) -> pl.DataFrame:
+    """Judge-corrected means on 1–7 (tbl_corrected): no rows without a labelled subset."""
+    a = study.analysis
+    values = per_item.select(
+        *corrected.DESIGN[:-1],
+        pl.lit(None, pl.String).alias("reasoning_effort"),
+        "item_id",
+        pl.col("score_1to7").alias("value"),
+    )
+    key = per_item.select("item_id", pl.col("human_1to7").alias("human")).unique("item_id")
+    known = _sampled_items(study, settings)["item_id"] if a.human_labels else key["item_id"]
+    given = study_labels(a.human_labels, a.label_share, a.seed, key, known, "rating")
+    if given is None:
+        return corrected.corrected(
+            values.clear(), key.clear().rename({"human": "label"}), "share", False
+        )
+    labels, source, answer_key = given
+    return corrected.corrected(
+        values, labels, source, binary=False, n_boot=a.bootstrap, seed=a.seed, answer_key=answer_key
+    )
 
 
 @task(name="agreement")

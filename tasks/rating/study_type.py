@@ -24,6 +24,7 @@ STUDY_TYPE = StudyType(
         "tbl_rating_performance",
         "tbl_judge_ranking",
         "tbl_human_ceiling",
+        "tbl_corrected",
         "tbl_bias_summary",
         "tbl_threshold_shares",
         "tbl_outlier_scale",

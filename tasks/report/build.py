@@ -396,6 +396,8 @@ def glossary_section(sections: list[Section]) -> Section:
     shown: dict[str, list[str]] = {}
     for section in sections:
         for block in section.blocks:
+            if block.table.is_empty():  # one line says so: no table, no columns to explain
+                continue
             columns = shown.setdefault(block.view, [])
             columns += [c for c in block.table.columns if c not in columns]
     terms = glossary.glossary(shown)

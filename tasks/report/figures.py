@@ -299,3 +299,67 @@ def reliability(frame: pl.DataFrame) -> Figure | None:
     fig.supxlabel(f"judge's probability of {event} (mean in bin)", fontsize=9)
     fig.supylabel("observed frequency", fontsize=9)
     return fig
+
+
+CORRECTED = (  # (label, estimate, lo, hi): the estimates tbl_corrected sets side by side
+    ("judge alone", "judge_mean", "judge_lo", "judge_hi"),
+    ("judge + labels (PPI)", "ppi_mean", "ppi_lo", "ppi_hi"),
+    ("Rogan–Gladen", "rg_rate", "rg_lo", "rg_hi"),
+    ("labels alone", "human_mean", "human_lo", "human_hi"),
+)
+
+
+@styled
+def corrected(frame: pl.DataFrame) -> Figure | None:
+    """Per design (a row), the judge-only, PPI, Rogan–Gladen (verdicts) and labels-only
+    estimates with their 95% CIs, one panel per study; under label_share the answer key
+    (every item's human label) is a dashed line the intervals should cross."""
+    frame = finite_rows(frame, "ppi_mean")
+    if frame.is_empty():
+        return None
+    studies = ordered(frame, "study")
+    parts = [frame.filter(pl.col("study") == s) for s in studies]
+    shown = [[c for c in CORRECTED if p[c[1]].is_not_null().any()] for p in parts]
+    sizes = [p.height * len(c) for p, c in zip(parts, shown, strict=True)]
+    fig = new_figure(1.2 + sum(0.25 * n + 0.8 for n in sizes))
+    axes = fig.subplots(len(studies), 1, squeeze=False, height_ratios=[n + 2 for n in sizes])
+    legend: dict = {}
+    for ax, study, part, kinds in zip((a[0] for a in axes), studies, parts, shown, strict=True):
+        names = [
+            " · ".join(str(v) for v in r if v is not None)
+            for r in part.select("judge", "prompt_level", "scale", "reasoning_effort").rows()
+        ]
+        y = np.arange(part.height)
+        step = 0.7 / len(kinds)
+        for k, (label, est, lo, hi) in enumerate(kinds):
+            color = CORRECTED.index((label, est, lo, hi))
+            ax.errorbar(
+                part[est].to_numpy().astype(float),
+                y + (k - (len(kinds) - 1) / 2) * step,
+                xerr=error_bars(part[est].to_list(), part[lo].to_list(), part[hi].to_list()),
+                fmt=MARKERS[color % len(MARKERS)],
+                color=PALETTE[color % len(PALETTE)],
+                ms=4,
+                capsize=2,
+                lw=1,
+                label=label,
+            )
+        key = part["human_all"].drop_nulls()
+        if key.len():
+            ax.axvline(float(key.mean()), color="#333333", lw=0.9, ls="--", label="answer key")
+        ticks = [f"{n}\n{k} labels" for n, k in zip(names, part["n_labelled"], strict=True)]
+        ax.set_yticks(y, ticks)
+        ax.invert_yaxis()
+        ax.grid(axis="y", visible=False)
+        ax.set_xlabel("human-scale mean (1–7; accuracy: share truly correct)")
+        title = f"{study}: the judge alone, corrected by human labels, labels alone"
+        ax.set_title(title, loc="left")
+        legend |= dict(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
+    fig.legend(
+        list(legend.values()),
+        list(legend),
+        loc="outside lower center",
+        ncol=len(legend),
+        frameon=False,
+    )
+    return fig

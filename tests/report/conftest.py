@@ -56,6 +56,7 @@ baselines = ["vader"]
 bootstrap = 200
 ensemble_baselines = true
 ensemble_distinct = "judge"  # both judges are `fake/planted`: let them stand for two models
+label_share = 0.5  # tbl_corrected: half the items' human means as if only they were known
 
 [[judges]]
 name = "fake-shift"
@@ -103,6 +104,9 @@ share_correct = 0.5
 seed = 5
 prompt_levels = ["base", "long_icl"]
 scales = ["verdict"]
+
+[study.analysis]
+label_share = 0.5  # tbl_corrected: half the reference labels as if only they were known
 
 [[judges]]
 name = "lenient"

@@ -32,10 +32,11 @@ FIGURE_VIEWS = {
         "tbl_judge_ranking",
         "tbl_ensembles",
         "tbl_ensemble_size",
+        "tbl_corrected",
         "tbl_variance_components",
         "tbl_d_study",
     ],
-    "accuracy": ["tbl_accuracy_by_design", "tbl_switch_rates"],
+    "accuracy": ["tbl_accuracy_by_design", "tbl_switch_rates", "tbl_corrected"],
     "tone": [
         "tbl_tone_per_text",
         "tbl_tone_gaps",
