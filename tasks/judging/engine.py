@@ -148,6 +148,13 @@ def cache_tokens(usage: object) -> tuple[int | None, int | None]:
     )
 
 
+def response_probs(resp: object) -> dict[str, float] | None:
+    """The judge's distribution over the scale's grid at the value position, when its provider
+    gives one (the embedded judge: `judgelab_probs`, tasks/judging/distribution.py)."""
+    probs = getattr(resp, "judgelab_probs", None)
+    return probs if isinstance(probs, dict) and probs else None
+
+
 def reask_messages(messages: list[dict], raw: str, status: str, scale: Scale) -> list[dict]:
     """The conversation so far plus a one-line correction naming what was wrong."""
     problem = "was not valid JSON" if status == "unparseable" else "was outside the scale"
@@ -288,7 +295,7 @@ class Engine:
         attempts = prompt_tokens = completion_tokens = 0
         cached: list[int | None] = [None, None]  # read, written: summed over asks that say
         cost = 0.0
-        status, score, error = ERROR, None, None
+        status, score, error, probs = ERROR, None, None, None
         for _ in range(self.judge.max_reasks + 1):
             resp, error, n = await self.ask(messages, call.params)
             attempts += n
@@ -297,6 +304,7 @@ class Engine:
                 break
             raw = resp.choices[0].message.content or ""
             answers.append(raw)
+            probs = response_probs(resp)  # of the last answer, as `raw` and `score` are
             usage = getattr(resp, "usage", None)
             prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
             completion_tokens += getattr(usage, "completion_tokens", 0) or 0
@@ -329,7 +337,7 @@ class Engine:
             "cached_tokens": cached[0],
             "cache_write_tokens": cached[1],
             "batch_id": None,
-            "probs": None,
+            "probs": json.dumps(probs) if probs is not None else None,
         }
 
     async def run(
