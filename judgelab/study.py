@@ -124,6 +124,18 @@ class Analysis(BaseModel):
     # TOST margin: a difference inside ±margin "does not matter". Ratings: points on 1–7
     # (default 0.2); accuracy: percentage points (default 5)
     equivalence_margin: float | None = Field(default=None, gt=0)
+    # rating studies: how a stored call becomes a score, each readout a design of its own at no
+    # extra call: "answer" the parsed answer, "expected" Σ p·v over the judge's stored
+    # distribution on the scale's grid (calls without one: status "missing" under it). The
+    # first listed is the one the variance decomposition and the ensembles use.
+    readouts: list[Literal["answer", "expected"]] = Field(default=["answer"], min_length=1)
+
+    @field_validator("readouts")
+    @classmethod
+    def distinct_readouts(cls, readouts: list[str]) -> list[str]:
+        if len(set(readouts)) != len(readouts):
+            raise ValueError(f"readouts are listed twice: {readouts}")
+        return readouts
 
     def margin(self, percent: bool = False) -> float:
         """The equivalence margin in the unit of the study type's differences: points on 1–7,
