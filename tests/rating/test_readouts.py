@@ -19,6 +19,7 @@ from tasks.rating.agreement import design_pairs
 from tasks.rating.item_scores import item_scores
 from tasks.rating.metrics import rating_metrics
 from tasks.rating.rescale import rescale_scores
+from tasks.rating.thresholds import threshold_shares
 
 SCALES = load_scales()
 KEYS = [f"{i:064d}" for i in range(4)]
@@ -91,6 +92,11 @@ def test_readout_is_a_design_in_metrics_and_pairs() -> None:
     row = metrics.filter(scale="likert7", readout="expected").row(0, named=True)
     assert (row["n_items"], row["n_planned"]) == (1, 2)
     assert row["bias"] == pytest.approx((0.1 * 1 + 0.6 * 2 + 0.3 * 3) - 2.0)
+    shares = threshold_shares(metrics, None).filter(grouping="readout")
+    assert sorted(shares["group"]) == ["answer", "expected"]
+    assert set(shares["n_designs"]) == {2}
+    one = rating_metrics(scores.filter(readout="answer"), n_boot=0)
+    assert threshold_shares(one, None).filter(grouping="readout").is_empty()
     pairs = design_pairs(item_scores(scores))
     readout_only = pairs.filter(differs="readout")
     assert readout_only.height == 2  # per scale, answer vs expected
