@@ -71,6 +71,12 @@ class Judge(BaseModel):
     # mark a long system prompt cacheable where the provider needs a mark (Anthropic;
     # tasks/judging/prompt_cache.py). Not part of the key: it changes the price, not the answer
     prompt_cache: bool = True
+    # ask the provider for the `top_logprobs` most likely tokens at each answer position
+    # (OpenAI-style `logprobs`), so the store keeps the judge's distribution over a one-token
+    # grid (tasks/judging/distribution.py, from_top_logprobs). Not part of the key: the
+    # provider reports the probabilities of the tokens it samples anyway; asking for them
+    # changes what comes back beside the answer, not the answer.
+    top_logprobs: int | None = Field(default=None, ge=1, le=20)
 
     @field_validator("name")
     @classmethod

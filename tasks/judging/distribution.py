@@ -69,6 +69,39 @@ def distribution(
     return out
 
 
+def from_top_logprobs(logprobs: object, scale: Scale) -> dict[str, float] | None:
+    """A hosted judge's distribution from OpenAI-style `logprobs` (content: one entry per
+    answer token, each with its `top_logprobs`): at the first token that is a grid value
+    (stripped of blanks and quotes) and is followed by the answer's closing `}` or quote, the
+    listed alternatives that are grid values, renormalised over the grid: a first-token rule,
+    exact where every grid value is one token (1–7, verdicts, winners; 0–100 and −3..3 with
+    tokenizers that keep them whole). None otherwise (a value split over tokens, such as 0–1's
+    "0.57", or no logprobs returned)."""
+    content = list(_get(logprobs, "content") or [])
+    keys = grid_keys(scale)
+    for i, entry in enumerate(content):
+        if _get(entry, "token", "").strip().strip('"') not in keys:
+            continue
+        after = _get(content[i + 1], "token", "").lstrip() if i + 1 < len(content) else "}"
+        if not after.startswith(("}", '"')):  # "5" of "57" split digit by digit: not a value
+            return None
+        found: dict[str, float] = {}
+        for alt in _get(entry, "top_logprobs") or []:
+            key = _get(alt, "token", "").strip().strip('"')
+            if key in keys and key not in found:
+                found[key] = float(np.exp(_get(alt, "logprob", -np.inf)))
+        total = sum(found.values())
+        if total <= 0:
+            return None
+        return {k: found.get(k, 0.0) / total for k in keys}
+    return None
+
+
+def _get(obj: object, name: str, default: object = None) -> object:
+    value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    return default if value is None else value
+
+
 def expected(probs: dict[str, float], scale: Scale) -> float:
     """Σ p·v over the grid (a categorical scale's value is its index, as its score is)."""
     keys = grid_keys(scale)

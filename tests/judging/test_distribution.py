@@ -11,8 +11,14 @@ import pytest
 
 from judgelab.study import Judge
 from tasks.judging import providers
-from tasks.judging.distribution import distribution, expected, grid_keys, has_distribution
-from tasks.judging.engine import Call, Engine
+from tasks.judging.distribution import (
+    distribution,
+    expected,
+    from_top_logprobs,
+    grid_keys,
+    has_distribution,
+)
+from tasks.judging.engine import Call, Engine, request_kwargs
 from tasks.judging.keys import call_key, request_params
 from tasks.judging.parse import parse_score
 from tasks.judging.scales import Scale, load_scales
@@ -95,3 +101,42 @@ def test_the_embedded_judge_stores_a_distribution_over_the_grid(
     if name in ("likert7", "verdict", "winner"):  # one token per value
         answer = grid_keys(scale)[int(score)] if scale.categories else scale.fmt(score)
         assert max(probs, key=probs.get) == answer
+
+
+def _logprobs(tokens: list[str], at: int, alternatives: dict[str, float]) -> dict:
+    """OpenAI-style logprobs: `alternatives` (token → probability) listed at token `at`."""
+    top = [{"token": t, "logprob": math.log(p)} for t, p in alternatives.items()]
+    return {
+        "content": [
+            {"token": t, "logprob": -0.1, "top_logprobs": top if i == at else []}
+            for i, t in enumerate(tokens)
+        ]
+    }
+
+
+def test_a_hosted_judge_s_top_logprobs_become_a_grid_distribution() -> None:
+    tokens = ['{"', "score", '":', " ", "5", "}"]
+    lp = _logprobs(tokens, 4, {"5": 0.5, "4": 0.3, "five": 0.1, "6": 0.1})
+    probs = from_top_logprobs(lp, SCALES["likert7"])
+    assert probs["5"] == pytest.approx(0.5 / 0.9) and probs["4"] == pytest.approx(0.3 / 0.9)
+    assert probs["1"] == 0.0 and sum(probs.values()) == pytest.approx(1.0)
+    verdict = ['{"', "verdict", '":', ' "', "TRUE", '"}']
+    probs = from_top_logprobs(_logprobs(verdict, 4, {"TRUE": 0.6, "FALSE": 0.2}), SCALES["verdict"])
+    assert probs == pytest.approx({"FALSE": 0.25, "TRUE": 0.75})
+    # 57 split digit by digit: its first token is no value of the grid
+    split = ['{"', "score", '":', " ", "5", "7", "}"]
+    assert from_top_logprobs(_logprobs(split, 4, {"5": 0.9}), SCALES["pct100"]) is None
+    assert from_top_logprobs(None, SCALES["likert7"]) is None
+
+
+def test_top_logprobs_are_requested_but_do_not_change_the_key() -> None:
+    scale = SCALES["likert7"]
+    plain = Judge(name="h", model="openai/gpt-4o-mini")
+    asking = Judge(name="h", model="openai/gpt-4o-mini", top_logprobs=5)
+    keys = [
+        call_key(j.model, MESSAGES, scale, request_params(j, scale), 0) for j in (plain, asking)
+    ]
+    assert keys[0] == keys[1]
+    sent = request_kwargs(asking, MESSAGES, request_params(asking, scale), None)
+    assert (sent["logprobs"], sent["top_logprobs"]) == (True, 5)
+    assert "logprobs" not in request_kwargs(plain, MESSAGES, request_params(plain, scale), None)
