@@ -71,6 +71,12 @@ class Judge(BaseModel):
     # mark a long system prompt cacheable where the provider needs a mark (Anthropic;
     # tasks/judging/prompt_cache.py). Not part of the key: it changes the price, not the answer
     prompt_cache: bool = True
+    # ask the provider for the `top_logprobs` most likely tokens at each answer position
+    # (OpenAI-style `logprobs`), so the store keeps the judge's distribution over a one-token
+    # grid (tasks/judging/distribution.py, from_top_logprobs). Not part of the key: the
+    # provider reports the probabilities of the tokens it samples anyway; asking for them
+    # changes what comes back beside the answer, not the answer.
+    top_logprobs: int | None = Field(default=None, ge=1, le=20)
 
     @field_validator("name")
     @classmethod
@@ -124,6 +130,19 @@ class Analysis(BaseModel):
     # TOST margin: a difference inside ±margin "does not matter". Ratings: points on 1–7
     # (default 0.2); accuracy: percentage points (default 5)
     equivalence_margin: float | None = Field(default=None, gt=0)
+    # rating studies: how a stored call becomes a score, each readout a design of its own at no
+    # extra call: "answer" the parsed answer, "expected" Σ p·v over the judge's stored
+    # distribution on the scale's grid (calls without one: status "missing" under it). The
+    # first listed is the one the variance decomposition and the ensembles use.
+    readouts: list[Literal["answer", "expected"]] = Field(default=["answer"], min_length=1)
+
+    @field_validator("readouts")
+    @classmethod
+    def distinct_readouts(cls, readouts: list[str]) -> list[str]:
+        if len(set(readouts)) != len(readouts):
+            raise ValueError(f"readouts are listed twice: {readouts}")
+        return readouts
+
     # judge-corrected estimates (tbl_corrected; rating and accuracy studies): human labels on
     # a subset of the items, either a file of item_id, label (relative to the study file;
     # tasks/benchmarks/labelfile.py) or a seeded random share of the benchmark's own labels,

@@ -8,11 +8,11 @@ from schemas.scores import KINDS
 
 # the design choices a pair can differ in, in the order `differs` lists them; "model"
 # compares the judge column (a judge is a model plus its parameters)
-CHOICES = ("model", "prompt_level", "scale")
+CHOICES = ("model", "prompt_level", "scale", "readout")
 EQUIVALENT = ("yes", "no", "inconclusive")
 DIFFERS = (
     "none",
-    *("+".join(c) for r in (1, 2, 3) for c in itertools.combinations(CHOICES, r)),
+    *("+".join(c) for r in range(1, len(CHOICES) + 1) for c in itertools.combinations(CHOICES, r)),
 )
 
 
@@ -46,7 +46,9 @@ class DesignPairs(pa.DataFrameModel):
     tost_p: float = pa.Field(nullable=True, ge=0, le=1)
     equivalent: str = pa.Field(isin=EQUIVALENT)
     differs: str = pa.Field(isin=DIFFERS)  # e.g. "model+scale"; "none" if no choice differs
-    n_differ: int = pa.Field(ge=0, le=3)
+    n_differ: int = pa.Field(ge=0, le=len(CHOICES))
+    readout_a: str  # how each call became a score (schemas.scores)
+    readout_b: str
 
     class Config:
         strict = True
@@ -58,4 +60,6 @@ class DesignPairs(pa.DataFrameModel):
             "judge_b",
             "prompt_level_b",
             "scale_b",
+            "readout_a",
+            "readout_b",
         )

@@ -13,7 +13,8 @@ class ItemScores(Design):
     score_1to7: float = pa.Field(ge=1, le=7)
     score_sd: float = pa.Field(nullable=True, ge=0)  # sd over repeats (run-to-run noise)
     human_1to7: float = pa.Field(ge=1, le=7)
+    readout: str  # how each call became a score (schemas.scores)
 
     class Config:
         strict = True
-        unique = ("study", "judge", "prompt_level", "scale", "item_id")
+        unique = ("study", "judge", "prompt_level", "scale", "item_id", "readout")

@@ -42,6 +42,7 @@ class RatingMetrics(Design):
     kripp_alpha: float = pa.Field(nullable=True, le=1)
     alpha_lo: float = pa.Field(nullable=True, le=1)
     alpha_hi: float = pa.Field(nullable=True, le=1)
+    readout: str  # how each call became a score (schemas.scores)
 
     class Config:
         strict = True

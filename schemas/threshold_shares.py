@@ -7,8 +7,8 @@ class ThresholdShares(pa.DataFrameModel):
     study: str
     kind: str
     subset: str  # "all" or "without <scale>"
-    grouping: str = pa.Field(isin=["all", "prompt_level", "model"])
-    group: str  # "(all)", a prompt level, or a judge
+    grouping: str = pa.Field(isin=["all", "prompt_level", "model", "readout"])
+    group: str  # "(all)", a prompt level, a judge, or a readout (when the study has two)
     n_designs: int = pa.Field(ge=1)
     share_sig: float = pa.Field(ge=0, le=1)  # Wilcoxon p < 0.05
     # … after Holm / Benjamini–Hochberg over the study's designs of this kind

@@ -186,6 +186,7 @@ def plant(settings: Settings) -> None:
         p_holm=pl.lit(0.5),
         p_bh=pl.lit(0.5),
         rank_biserial=pl.lit(0.1),
+        readout=pl.lit("answer"),
     )
     warehouse.write_table(settings, rows, "rating_metrics", "gate")
     warehouse.publish_views(settings)

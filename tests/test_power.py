@@ -49,6 +49,7 @@ def item_scores(
                     "score_1to7": score,
                     "score_sd": None,
                     "human_1to7": human,
+                    "readout": "answer",
                 },
                 schema_overrides={"score_sd": pl.Float64, "n_ok": pl.Int64},
             )

@@ -513,7 +513,11 @@ def _metrics_one_design_at_a_time(per_item: pl.DataFrame, n_boot: int, seed: int
                 "rank_biserial": rbc,
                 "kripp_alpha": stats.kripp_alpha(j, h),
                 **stats.bootstrap_ci(
-                    j, h, np.arange(len(j)), n_boot, stats.design_rng(seed, design)
+                    j,
+                    h,
+                    np.arange(len(j)),
+                    n_boot,
+                    stats.design_rng(seed, metrics._rng_key(design)),
                 ),
             }
         )

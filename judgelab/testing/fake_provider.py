@@ -66,7 +66,10 @@ class FakeJudge(CustomLLM):
             content = json.dumps({"score": hi + 1})
         else:
             content = json.dumps({"score": int(value) if step == 1 else value})
-        return model_response(f"fake/{model}", content, 10, 5)
+        resp = model_response(f"fake/{model}", content, 10, 5)
+        if model == "probs":  # a distribution too, as the embedded judge gives
+            resp.judgelab_probs = _planted_probs(schema, value)
+        return resp
 
     @staticmethod
     def _verdict(
@@ -139,6 +142,18 @@ class FakeJudge(CustomLLM):
 
     async def acompletion(self, *args, **kwargs):
         return self.completion(*args, **kwargs)
+
+
+def _planted_probs(schema: dict, value: float) -> dict[str, float]:
+    """Half the mass on the answer, half spread evenly over the scale's grid."""
+    from tasks.judging.distribution import grid_keys
+    from tasks.judging.grammar import _scale_from_schema
+
+    keys = grid_keys(_scale_from_schema(schema))
+    probs = dict.fromkeys(keys, 0.5 / len(keys))
+    answer = min(keys, key=lambda k: abs(float(k) - value))
+    probs[answer] += 0.5
+    return probs
 
 
 def _booster_density(text: str) -> float:

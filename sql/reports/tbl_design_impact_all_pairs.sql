@@ -3,7 +3,7 @@
 -- how many settings differ; its values are average and maximum absolute differences on the 1–7
 -- scale. The table caption defines n as the number of pairwise comparisons used for each
 -- average." That is the row n_differ = 'all' (every pair of the study and kinds); the rows
--- '1', '2', '3' split the same pairs by how many of judge, prompt level and scale differ.
+-- '1' to '4' split the same pairs by how many of judge, prompt level, scale and readout differ.
 -- n_compared: pairs sharing at least one item, the n behind mean_abs_diff / max_abs_diff
 -- (|mean difference|, 1–7); n_pairs: all pairs, the denominator of every share (percent; a pair
 -- without a test counts as not significant). Wilcoxon p per pair: exact null distribution for

@@ -1,4 +1,6 @@
--- Table 11 analogue: does changing one design choice alone (model, prompt level or scale) move the scores?
+-- Table 11 analogue: does changing one design choice alone (model, prompt level, scale or readout) move the scores?
+-- readout (when the study lists two readouts): the same calls read as the parsed answer and as
+-- the expected score Σ p·v over the judge's distribution, no extra call.
 -- Following the paper (D.4): "Table 11 measures how often judges differ significantly or
 -- meaningfully when one design choice changes and others remain fixed." Rows: the pairs of
 -- designs of one study that differ in exactly that choice (n_pairs); n_compared of them share

@@ -24,6 +24,8 @@
 -- note: the design's note (macro design_note, tasks/notes.py): "no scored item" and why, or
 -- too few items for the Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap
 -- CIs (< 10); then a baseline's caveat (stg_baselines).
+-- readout: how each call became a score: "answer" the parsed answer, "expected" Σ p·v over the
+-- judge's distribution on the scale's grid ([study.analysis] readouts; same calls, no extra).
 create or replace view tbl_rating_performance as
 select m.study,
        m.kind,
@@ -58,8 +60,9 @@ select m.study,
        round(h.alpha, 3) as human_alpha,
        join_notes(design_note(m.n_items, m.n_failed, m.n_planned, 'item',
                               ['wilcoxon', 'bootstrap']),
-                  b.note) as note
+                  b.note) as note,
+       m.readout
 from fct_rating_metrics m
 left join stg_human_ceiling h on h.study = m.study
 left join stg_baselines b on b.study = m.study and b.judge = m.judge and m.kind = 'baseline'
-order by m.study, m.kind desc, m.judge, m.level_order, m.prompt_level, m.scale_order, m.scale;
+order by m.study, m.kind desc, m.judge, m.level_order, m.prompt_level, m.scale_order, m.scale, m.readout;

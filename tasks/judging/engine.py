@@ -31,6 +31,7 @@ import litellm
 from judgelab import lifecycle
 from judgelab.study import Judge
 from tasks.judging import prompt_cache
+from tasks.judging.distribution import from_top_logprobs
 from tasks.judging.failures import fatal_status
 from tasks.judging.keys import endpoint
 from tasks.judging.limits import AimdLimiter, TokenBucket
@@ -123,6 +124,8 @@ def request_kwargs(judge: Judge, messages: list[dict], params: dict, key: str | 
         "api_key": key,
     }
     kwargs.update({k: v for k, v in optional.items() if v is not None})
+    if judge.top_logprobs:  # outside the key (judgelab.study.Judge.top_logprobs)
+        kwargs |= {"logprobs": True, "top_logprobs": judge.top_logprobs}
     if params["reasoning_effort"] is not None and judge.supports_reasoning:
         # the study says this provider has the control even if litellm's map does not know it
         kwargs["allowed_openai_params"] = ["reasoning_effort"]
@@ -146,6 +149,16 @@ def cache_tokens(usage: object) -> tuple[int | None, int | None]:
         read if isinstance(read, int) else None,
         written if isinstance(written, int) else None,
     )
+
+
+def response_probs(resp: object, scale: Scale | None = None) -> dict[str, float] | None:
+    """The judge's distribution over the scale's grid at the value position, when its provider
+    gives one (the embedded judge: `judgelab_probs`, tasks/judging/distribution.py; a hosted
+    judge with `top_logprobs`: distribution.from_top_logprobs)."""
+    probs = getattr(resp, "judgelab_probs", None)
+    if probs is None and scale is not None:  # a hosted judge asked for top_logprobs
+        probs = from_top_logprobs(_field(resp.choices[0], "logprobs"), scale)
+    return probs if isinstance(probs, dict) and probs else None
 
 
 def reask_messages(messages: list[dict], raw: str, status: str, scale: Scale) -> list[dict]:
@@ -288,7 +301,7 @@ class Engine:
         attempts = prompt_tokens = completion_tokens = 0
         cached: list[int | None] = [None, None]  # read, written: summed over asks that say
         cost = 0.0
-        status, score, error = ERROR, None, None
+        status, score, error, probs = ERROR, None, None, None
         for _ in range(self.judge.max_reasks + 1):
             resp, error, n = await self.ask(messages, call.params)
             attempts += n
@@ -297,6 +310,7 @@ class Engine:
                 break
             raw = resp.choices[0].message.content or ""
             answers.append(raw)
+            probs = response_probs(resp, call.scale)  # of the last answer, as `raw` and `score` are
             usage = getattr(resp, "usage", None)
             prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
             completion_tokens += getattr(usage, "completion_tokens", 0) or 0
@@ -329,7 +343,7 @@ class Engine:
             "cached_tokens": cached[0],
             "cache_write_tokens": cached[1],
             "batch_id": None,
-            "probs": None,
+            "probs": json.dumps(probs) if probs is not None else None,
         }
 
     async def run(

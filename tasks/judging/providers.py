@@ -15,10 +15,12 @@ import threading
 import time
 
 import litellm
+import numpy as np
 from litellm import CustomLLM
 
 from tasks.judging import selftest
-from tasks.judging.grammar import opening_and_grammar
+from tasks.judging.distribution import distribution, has_distribution
+from tasks.judging.grammar import _scale_from_schema, opening_and_grammar
 from tasks.judging.local_models import model_path
 from tasks.judging.replies import model_response, schema_of
 
@@ -38,12 +40,35 @@ def local_threads() -> int:
     return max(1, min(cores, round(cores - busy)))
 
 
+def grid_probs(llm, prompt: list[int], scale) -> dict[str, float]:
+    """The scale's grid distribution after `prompt` (which ends with the answer's opening),
+    by forward passes that rewind the model's context to the prompt's end: after the answer
+    is decoded, so the answer itself is decoded exactly as without this."""
+    n_vocab = llm.n_vocab()
+
+    def logits_after(path) -> np.ndarray:
+        if path:
+            llm.n_tokens = len(prompt)
+            llm.eval(list(path))
+        else:  # the prompt's last token again, for the logits at the value position
+            llm.n_tokens = len(prompt) - 1
+            llm.eval(prompt[-1:])
+        return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_vocab,)).copy()
+
+    def tokens_of(text: str) -> list[int]:
+        return llm.tokenize(text.encode(), add_bos=False)
+
+    return distribution(scale, tokens_of, logits_after)
+
+
 class LocalLlama(CustomLLM):
     """llama.cpp in-process. One model instance per GGUF, so calls are serialised by a lock.
 
     A scored call does not decode the answer's fixed opening (`{"score": `): the prompt ends
     with it, as the start of the assistant turn, and the grammar covers only the value and
-    the closing brace. The stored answer is the whole JSON, as before."""
+    the closing brace. The stored answer is the whole JSON, as before. After the answer is
+    decoded, the same prompt gives the probability of every grid value at the value position
+    (tasks/judging/distribution.py); the response carries it as `judgelab_probs`."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -92,6 +117,7 @@ class LocalLlama(CustomLLM):
             "seed": optional_params.get("seed"),
             "max_tokens": optional_params.get("max_tokens", 32),
         }
+        probs = None
         with self._lock:
             llm = self._load(model)
             if schema is None:  # free text (a rewrite)
@@ -112,10 +138,15 @@ class LocalLlama(CustomLLM):
                     **sampling,
                 )
                 content = opening + out["choices"][0]["text"]
+                scale = _scale_from_schema(schema)
+                probs = grid_probs(llm, prompt, scale) if has_distribution(scale) else None
         usage = out["usage"]
-        return model_response(
+        resp = model_response(
             f"local/{model}", content, usage["prompt_tokens"], usage["completion_tokens"]
         )
+        if probs is not None:
+            resp.judgelab_probs = probs
+        return resp
 
     async def acompletion(self, *args, **kwargs):
         return await asyncio.to_thread(self.completion, *args, **kwargs)

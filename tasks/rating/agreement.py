@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from schemas.design_pairs import CHOICES, DesignPairs
-from schemas.scores import DESIGN
+from schemas.scores import DESIGN, with_readout
 from schemas.validate import validate
 from tasks.cuts import SIG_P, above_expr, below_expr
 from tasks.equivalence import tost
@@ -16,7 +16,7 @@ from tasks.multiplicity import with_adjusted
 from tasks.stats import alpha_two_coders, signed_rank
 
 DESIGN_KEYS = DESIGN[1:]  # a design within its study
-CHOICE_COLUMNS = dict(zip(CHOICES, ("judge", "prompt_level", "scale"), strict=True))
+CHOICE_COLUMNS = dict(zip(CHOICES, ("judge", "prompt_level", "scale", "readout"), strict=True))
 CHUNK_CELLS = 1_000_000  # items × pairs per chunk (the rank test holds ~15 arrays of this size)
 
 
@@ -102,7 +102,9 @@ def design_pairs(
     items (fewer: equivalence "inconclusive"). sig and meaningful meet their cuts through
     tasks.cuts, so an |difference| of 0.20000000000000004 is on the cut 0.2, not above it.
     """
-    needed = item_scores.select("study", *DESIGN_KEYS, "item_id", "score_1to7")  # copy less
+    needed = with_readout(item_scores).select(
+        "study", *DESIGN_KEYS, "item_id", "score_1to7"
+    )  # copy less
     parts = [
         _study_pairs(study, rows, margin)
         for (study,), rows in needed.group_by("study", maintain_order=True)

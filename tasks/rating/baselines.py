@@ -155,6 +155,7 @@ def baseline_scores(study: str, task: str, name: str, items: pl.DataFrame) -> pl
         ).alias("human_1to7"),
     ).with_columns(
         linear(pl.col("score"), b.native_min, b.native_max).alias("score_1to7"),
+        pl.lit("answer").alias("readout"),  # a classifier's score is its only readout
     )
     return validate(out.select(list(Scores.to_schema().columns)), Scores)
 

@@ -30,11 +30,22 @@ ALPHA_CMAP = matplotlib.colormaps["viridis"].resampled(20)
 
 
 @styled
+def _readout_in_judge(frame: pl.DataFrame) -> pl.DataFrame:
+    """A judge read out other than by its answer is drawn as a judge of its own,
+    "<judge> (expected)": each readout a series, as the tables list them (frames before
+    readouts existed have no readout column)."""
+    if "readout" not in frame.columns:
+        return frame
+    other = pl.col("readout").fill_null("answer") != "answer"
+    label = pl.concat_str(pl.col("judge"), pl.lit(" ("), pl.col("readout"), pl.lit(")"))
+    return frame.with_columns(pl.when(other).then(label).otherwise(pl.col("judge")).alias("judge"))
+
+
 def rating_performance(frame: pl.DataFrame) -> Figure | None:
     """Figure 3 analogue: bias and MAE (1–7) with 95% CIs per scale, one row per task; each
     judge a colour, each prompt level a marker; baselines at the right; the human rater's MAE
     dashed."""
-    frame = finite_rows(frame, "bias", "mae")
+    frame = _readout_in_judge(finite_rows(frame, "bias", "mae"))
     if frame.is_empty():
         return None
     studies, height = study_rows(frame, 2.6, extra=1.0)
@@ -136,7 +147,7 @@ def rating_performance(frame: pl.DataFrame) -> Figure | None:
 def judge_ranking(frame: pl.DataFrame) -> Figure | None:
     """Figure 4 analogue: α against humans per judge (rows) in each prompt × scale cell
     (columns); the number is the judge's rank within its cell."""
-    frame = finite_rows(frame, "kripp_alpha")
+    frame = _readout_in_judge(finite_rows(frame, "kripp_alpha"))
     if frame.is_empty():
         return None
     studies = ordered(frame, "study")

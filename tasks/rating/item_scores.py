@@ -5,14 +5,15 @@ from __future__ import annotations
 import polars as pl
 
 from schemas.item_scores import ItemScores
-from schemas.scores import DESIGN
+from schemas.scores import DESIGN, with_readout
 from schemas.validate import validate
 
 
 def item_scores(scores: pl.DataFrame) -> pl.DataFrame:
     """scores (one row per call) → one row per design × item with at least one ok answer."""
     out = (
-        scores.filter(pl.col("status") == "ok")
+        with_readout(scores)
+        .filter(pl.col("status") == "ok")
         .with_columns(pl.col("score_1to7", "human_1to7").cast(pl.Float64))
         .group_by([*DESIGN, "item_id"])
         .agg(

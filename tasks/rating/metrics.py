@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from schemas.rating_metrics import RatingMetrics
-from schemas.scores import DESIGN
+from schemas.scores import DESIGN, with_readout
 from schemas.validate import validate
 from tasks.multiplicity import with_adjusted
 from tasks.rating.item_scores import item_scores
@@ -41,12 +41,13 @@ def rating_metrics(
     names); n_boot = 0 leaves them null. p_holm and p_bh adjust wilcoxon_p over the family
     of tests the threshold tables count: the study's designs of one kind against the humans.
     """
+    scores = with_readout(scores)
     counts = scores.group_by(DESIGN).agg(
         pl.len().alias("n_planned"),
         pl.col("status").is_in(PARSE_FAILURES).mean().alias("parse_failure_rate"),
         (pl.col("status") == "error").mean().alias("error_rate"),
     )
-    per_item = item_scores(scores) if per_item is None else per_item
+    per_item = item_scores(scores) if per_item is None else with_readout(per_item)
     with one_blas_thread():
         metrics = _design_metrics(per_item, n_boot, seed)
     out = counts.join(metrics, on=DESIGN, how="left").with_columns(
@@ -55,6 +56,13 @@ def rating_metrics(
     out = with_adjusted(out.sort(DESIGN), "wilcoxon_p", ["study", "kind"], "p")
     out = out.select(list(RatingMetrics.to_schema().columns))
     return validate(out, RatingMetrics)
+
+
+def _rng_key(design: tuple[str, ...]) -> tuple[str, ...]:
+    """The names a design's bootstrap generator is seeded with: the "answer" readout keeps the
+    key it had before readouts existed, so its intervals do not move."""
+    *names, readout = design
+    return tuple(names) if readout == "answer" else design
 
 
 def _signed_rank_slices(
@@ -110,7 +118,7 @@ def _design_metrics(per_item: pl.DataFrame, n_boot: int, seed: int) -> pl.DataFr
                 "wilcoxon_p": p,
                 "rank_biserial": rbc,
                 "kripp_alpha": kripp_alpha(j, h),
-                **bootstrap_ci(j, h, np.arange(len(j)), n_boot, design_rng(seed, design)),
+                **bootstrap_ci(j, h, np.arange(len(j)), n_boot, design_rng(seed, _rng_key(design))),
             }
         )
     metric_schema = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgelab.study import Study
+from schemas.scores import with_readout
 from tasks.power import Assumptions, Targets, detectable_diff, n_for_power
 from tasks.power_plan import RATING_DESIGN, Planner, PowerPlan, plan_rating
 
@@ -20,6 +21,8 @@ def plan_rating_study(
 ) -> PowerPlan:
     a = study.analysis
     diff = a.meaningful_diff if diff is None else diff
+    if pilot is not None:  # one readout's designs (the first listed): the calls are the same
+        pilot = with_readout(pilot).filter(pl.col("readout") == a.readouts[0])
     return plan_rating(pilot, targets, assume, diff, a.margin(), seed=a.seed, full=full)
 
 

@@ -124,13 +124,13 @@ PANELS: list[Panel] = [
 DRILL_SQL = """
 select s.study, s.task, s.judge, s.prompt_level, s.scale, s.item_id, s."repeat", s.status,
        s.score, round(s.score_1to7, 3) as judge_1to7, round(s.human_1to7, 3) as human_1to7,
-       coalesce(j.raw, j.error) as raw
+       coalesce(j.raw, j.error) as raw, s.readout
 from stg_scores s left join stg_judgments j using (key)
 where list_contains(?, s.study)
 """
 DRILL = DrillSpec(
     "tbl_rating_performance",
-    ("study", "judge", "prompt_level", "scale"),
+    ("study", "judge", "prompt_level", "scale", "readout"),
     ("repeat", "human_1to7", "score", "judge_1to7", "status", "raw"),
     (pl.col("judge_1to7") - pl.col("human_1to7")).abs(),
 )
@@ -158,6 +158,7 @@ def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
             pl.format("{} [{}, {}]", "kripp_alpha", "alpha_lo", "alpha_hi").alias("α [95% CI]"),
             pl.col("human_mae").alias("human mae"),
             pl.col("human_alpha").alias("human α"),
+            "readout",
         )
     ]
 

@@ -9,6 +9,7 @@ from prefect import task
 from judgelab.settings import Settings
 from judgelab.study import Study
 from schemas.plan import DESIGN_COLUMNS
+from schemas.scores import with_readout
 from tasks import corrected, warehouse
 from tasks.benchmarks.labelfile import study_labels
 from tasks.judging import store
@@ -37,9 +38,10 @@ def _sampled_items(study: Study, settings: Settings) -> pl.DataFrame:
 def rescale_stage(study: Study, settings: Settings) -> int:
     """Judge answers (newest per key) and baseline classifier scores, all on 1–7: `scores`."""
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
-    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
+    readouts = study.analysis.readouts
+    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score", "probs"])
     items = _sampled_items(study, settings)
-    parts = [rescale.rescale_scores(plan, judgments, items, load_scales())]
+    parts = [rescale.rescale_scores(plan, judgments, items, load_scales(), readouts)]
     parts += [baselines.baseline_scores(study.name, study.task, b, items) for b in study.baselines]
     scores = pl.concat(parts)
     warehouse.write_table(settings, scores, "scores", study.name)
@@ -75,8 +77,10 @@ def analyze_stage(study: Study, settings: Settings) -> int:
 
 
 def _corrected(study: Study, settings: Settings, per_item: pl.DataFrame) -> pl.DataFrame:
-    """Judge-corrected means on 1–7 (tbl_corrected): no rows without a labelled subset."""
+    """Judge-corrected means on 1–7 (tbl_corrected): no rows without a labelled subset. Of
+    the first readout listed, as the variance decomposition (tbl_corrected has no readout)."""
     a = study.analysis
+    per_item = with_readout(per_item).filter(pl.col("readout") == a.readouts[0])
     values = per_item.select(
         *corrected.DESIGN[:-1],
         pl.lit(None, pl.String).alias("reasoning_effort"),
@@ -102,13 +106,16 @@ def agreement_stage(study: Study, settings: Settings) -> int:
     G-study's), the D-study and ensembles."""
     a = study.analysis
     per_item = warehouse.read_table(settings, "item_scores", study.name)
+    # the decomposition's factors and the ensembles' members are fixed to one readout, the
+    # first listed (readout as a variance factor: issue 29 item 5)
+    primary = with_readout(per_item).filter(pl.col("readout") == a.readouts[0])
     tables = {
         "design_pairs": agreement.design_pairs(
             per_item, meaningful=a.meaningful_diff, margin=a.margin()
         ),
-        **variance.tables(per_item),  # variance_components (both methods) and d_study
+        **variance.tables(primary),  # variance_components (both methods) and d_study
         "ensembles": ensembles.ensembles(
-            per_item,
+            primary,
             max_ensembles=a.max_ensembles,
             seed=a.seed,
             baselines=a.ensemble_baselines,
@@ -116,7 +123,7 @@ def agreement_stage(study: Study, settings: Settings) -> int:
             outlier_scale=a.outlier_scale,
         ),
         "ensemble_holdout": ensembles.ensemble_holdout(
-            per_item,
+            primary,
             max_ensembles=a.max_ensembles,
             seed=a.seed,
             baselines=a.ensemble_baselines,

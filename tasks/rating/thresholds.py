@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 import scipy.stats
 
+from schemas.scores import with_readout
 from schemas.threshold_shares import ThresholdShares
 from schemas.validate import validate
 from tasks.cuts import (
@@ -37,7 +38,7 @@ from tasks.cuts import (
     below_expr,
 )
 
-GROUPINGS = {"all": None, "prompt_level": "prompt_level", "model": "judge"}
+GROUPINGS = {"all": None, "prompt_level": "prompt_level", "model": "judge", "readout": "readout"}
 
 
 def _share(hit: pl.Expr) -> pl.Expr:
@@ -88,6 +89,7 @@ def threshold_shares(metrics: pl.DataFrame, outlier_scale: str | None) -> pl.Dat
     has no bias to judge; its failures show in the performance table). Subsets: "all", and
     "without <scale>" when `outlier_scale` is set and present in the study.
     """
+    metrics = with_readout(metrics)
     scored = metrics.filter(pl.col("n_items") > 0)
     subsets = [("all", scored)]
     if outlier_scale is not None:
@@ -97,6 +99,8 @@ def threshold_shares(metrics: pl.DataFrame, outlier_scale: str | None) -> pl.Dat
     parts = []
     for subset, frame in subsets:
         for grouping, column in GROUPINGS.items():
+            if column == "readout" and metrics["readout"].n_unique() < 2:
+                continue  # a study with one readout (the default) has no such grouping
             keys = ["study", "kind"] + ([column] if column else [])
             part = _shares(frame, keys).with_columns(
                 pl.lit(subset).alias("subset"),

@@ -304,7 +304,8 @@ def _pairs_frame(rows: list[dict]) -> pl.DataFrame:
     out = []
     for k, r in enumerate(rows):
         sides = {f"{c}_{t}": f"{c}{k}{t}" for c in ("judge", "model", "prompt_level") for t in "ab"}
-        out.append({**base, **sides, "scale_a": "x", "scale_b": "y", **r})
+        same = {"readout_a": "answer", "readout_b": "answer"}
+        out.append({**base, **sides, "scale_a": "x", "scale_b": "y", **same, **r})
     return validate(pl.DataFrame(out).select(list(DesignPairs.to_schema().columns)), DesignPairs)
 
 

@@ -25,6 +25,7 @@ def test_fail_pct_counts_unanswered_calls_too() -> None:
             "effect": [None, "small"],
             "human_mae": [0.5, 0.5],
             "human_alpha": [0.8, 0.8],
+            "readout": ["answer", "answer"],
         }
     )
     (shown,) = report.console(None, ["s"], table)

@@ -157,6 +157,7 @@ def _rating_scores() -> pl.DataFrame:
                     "score": score,
                     "score_1to7": score,
                     "human_1to7": human,
+                    "readout": "answer",
                 }
             )
     return validate(pl.DataFrame(rows), Scores)

@@ -30,6 +30,7 @@ def rating_calls() -> pl.DataFrame:
             "judge_1to7": [4.0, 2.0, None, 6.0, 3.0, 5.0],
             "human_1to7": [4.0, 5.0, 3.0, 6.5, 3.0, 1.0],
             "raw": ['{"score": 4}', '{"score": 2}', "I think <b>it</b> is fine", "", "", ""],
+            "readout": ["answer"] * 6,
         }
     )
 
@@ -46,8 +47,11 @@ def test_the_payload_keys_rows_by_design_and_hides_sensitive_studies() -> None:
     texts = {"a": "text a", "b": "text b", "c": "text c", "z": "never shown"}
     ids, data = drill.payload({"rating": rating_calls()}, {"rating": RATING}, texts, {"s"}, cap=2)
     keys = ids["tbl_rating_performance"]
-    assert set(keys) == {("s", "j1", "base", "likert7"), ("s", "j2", "base", "likert7")}
-    j1 = data["designs"][keys[("s", "j1", "base", "likert7")]]
+    assert set(keys) == {
+        ("s", "j1", "base", "likert7", "answer"),
+        ("s", "j2", "base", "likert7", "answer"),
+    }
+    j1 = data["designs"][keys[("s", "j1", "base", "likert7", "answer")]]
     assert (j1["n"], j1["failed"], j1["hide"], len(j1["rows"])) == (5, 1, True, 2)
     assert j1["rows"][0] == ["c", 0, 3.0, None, None, "unparseable", "I think <b>it</b> is fine"]
     assert data["columns"]["rating"][:2] == ["item", "text"]
