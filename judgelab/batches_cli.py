@@ -41,12 +41,12 @@ def cmd_batches(args: argparse.Namespace) -> int:
     table = pl.DataFrame(
         {
             "batch": [b["batch_id"] or f"({b['ref'][:12]})" for b in found],
+            "state": [b["status"] or b["phase"] for b in found],
             "study · judge": [b["label"] for b in found],
             "calls": [b["n"] for b in found],
             "done": [b["done"] for b in found],
             "failed": [b["failed"] for b in found],
             "age": [age(now - b["created"]) for b in found],
-            "state": [b["status"] or b["phase"] for b in found],
         }
     )
     print_frame(table)

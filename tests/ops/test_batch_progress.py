@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mockstudy import cli_env, run_cli, write_study
+from mockstudy import cli_env, write_study
 from prefect_api import Api
 
 from judgelab.settings import PROJECT_ROOT
@@ -25,6 +25,15 @@ def batch_study(path: Path, url: str, name: str) -> Path:
     study = write_study(path, url, ["mock-judge"], name=name, shard_size=10)
     study.write_text(study.read_text() + "batch = true\nbatch_poll_s = 0.2\n")
     return study
+
+
+def batches_cli(data: Path, prefect_api: str, *args: str) -> subprocess.CompletedProcess:
+    """`judgelab batches ARGS` with a wide terminal: CI's narrow COLUMNS would drop columns."""
+    return subprocess.run(
+        [sys.executable, "-m", "judgelab.cli", "batches", *args],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
+        env=cli_env(data, prefect_api, COLUMNS="300"),
+    )  # fmt: skip
 
 
 def progress_lines(api: Api, name: str) -> list[str]:
@@ -67,20 +76,23 @@ def test_judgelab_batches_lists_and_cancels(tmp_path: Path, prefect_api: str) ->
             cwd=PROJECT_ROOT, env=cli_env(data, prefect_api),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        listing = ""
-        for _ in range(240):
-            listing = run_cli(data, prefect_api, "batches").stdout
+        listing, deadline = "", time.monotonic() + 600
+        while time.monotonic() < deadline and proc.poll() is None:
+            listing = batches_cli(data, prefect_api).stdout
             if "batch_" in listing and "in_progress" in listing:
                 break
             time.sleep(0.5)
+        if proc.poll() is not None:  # the run ended before its batch was seen: say why
+            out, err = proc.communicate()
+            raise AssertionError(f"the run ended (exit {proc.returncode}): {out}{err}")
         assert "batchcancel · mock-judge" in listing and "in_progress" in listing, listing
         batch_id = next(w for w in listing.split() if w.startswith("batch_"))
-        cancelled = run_cli(data, prefect_api, "batches", "--cancel", batch_id)
+        cancelled = batches_cli(data, prefect_api, "--cancel", batch_id)
         assert cancelled.returncode == 0 and f"batch {batch_id}" in cancelled.stdout
         assert "cancelling" in cancelled.stdout, cancelled.stdout
         _out, err = proc.communicate(timeout=300)
     # the run stores the answers so far and ends; its other calls wait for the next run
     assert "was cancelled" in err, err
-    after = run_cli(data, prefect_api, "batches", "--all").stdout
+    after = batches_cli(data, prefect_api, "--all").stdout
     assert batch_id in after and "cancelled" in after, after
-    assert "no batches in flight" in run_cli(data, prefect_api, "batches").stdout
+    assert "no batches in flight" in batches_cli(data, prefect_api).stdout
