@@ -128,7 +128,9 @@ def test_reparse_rewrites_statuses_without_calls(tmp_path: Path) -> None:
 # report views a tiny one-model run can leave empty: no item where consensus and reference
 # disagree, or (one judge, one effort) no pair of designs differing only in model or effort;
 # the drift views fill only for a study with a [study.canary] (tests/ops/test_canary.py)
-MAY_BE_EMPTY = {"tbl_consensus_disagreements", "tbl_drift", "tbl_drift_alerts"}
+# tbl_corrected has rows only for a study that declares human labels (human_labels or
+# label_share); tests/test_corrected.py and the report tests' studies do
+MAY_BE_EMPTY = {"tbl_consensus_disagreements", "tbl_drift", "tbl_drift_alerts", "tbl_corrected"}
 # the tone test and pairwise studies run on their own (tests/tone, tests/pairwise)
 ON_THEIR_OWN = ("tbl_tone_", "tbl_rewrite_", "tbl_pairwise_")
 

@@ -56,19 +56,26 @@ def check_report(path: Path, settings: Settings) -> None:
     the drill-down, their texts hidden."""
     page = path.read_text(encoding="utf-8")
     dom = parse_html(page)
+    # the embedded judge stores its probability of A, B and tie: the report calibrates P(A)
     assert [s.attrs["id"] for s in dom.find_all("section")] == [
         "summary",
         "pairwise",
+        "calibration",
         "costs",
         "glossary",
     ]
+    calibration = warehouse.query(settings, "select * from tbl_calibration")
+    assert calibration.height == 3 and (calibration["n_scored"] > 0).all()
+    assert (calibration["n_no_probs"] == 0).all() and calibration["ece"].is_not_null().all()
     figures = [f.attrs["data-view"] for f in dom.find_all("figure")]
-    # the summary's, then the type's: position bias, the right-or-wrong variance split
+    # the summary's, then the type's: position bias, the right-or-wrong variance split; then
+    # the reliability diagrams of P(A)
     assert figures == [
         "fct_calls",
         "tbl_pairwise_position",
         "tbl_variance_components",
         "tbl_d_study",
+        "tbl_calibration",
     ]
     for view, columns in {
         "tbl_pairwise_position": ["n_pairs", "n_calls", "consistency_pct", "bias_pp", "p_holm"],
