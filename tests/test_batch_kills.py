@@ -19,7 +19,9 @@ def test_kill_nine_at_random_phases_then_resume_pays_each_call_once(tmp_path: Pa
         tmp_path, kills=8, items=25, batch_size=25, delay=2.0, spread=30.0, window=4.0, seed=4
     )
     assert out.kills >= 5, "too few kills landed while judging to mean anything"
-    assert out.phases.get("created", 0) > 0 and out.phases.get("stored", 0) > 0, out.phases
+    # which phases the kills find depends on the machine's speed (a loaded CI machine caught
+    # written, uploaded, created and ended; this one created and stored): at least two
+    assert len(out.phases) >= 2, out.phases
     assert out.paid_twice == 0 and out.lost == 0
     assert out.answered == out.planned
     assert out.provider_batches == out.journal_batches >= 12
