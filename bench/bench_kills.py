@@ -25,29 +25,9 @@ from statistics import mean
 
 from judgelab.settings import PROJECT_ROOT, Settings
 from judgelab.testing import mock_provider
-from judgelab.testing.kill_driver import accounting, accounting_digests
+from judgelab.testing.kill_driver import MOCK_KEY, accounting, accounting_digests, mock_study
 from tasks import warehouse
 from tasks.judging import store
-
-STUDY = """
-[study]
-name = "kills"
-task = "sentiment"
-benchmark = "vader"
-sample_size = {items}
-seed = 3
-prompt_levels = ["base", "short_icl", "long_icl"]
-scales = ["likert7", "bipolar3", "unit", "pct100"]
-shard_size = 100000
-
-[[judges]]
-name = "mock"
-model = "openai/mock-judge"
-api_base = "{url}"
-api_key_env = "MOCK_JUDGE_KEY"
-concurrency = {concurrency}
-timeout = 10.0
-"""
 
 
 def _mirror() -> str:
@@ -74,12 +54,13 @@ def main() -> None:
             **os.environ,
             "JUDGELAB_DATA_DIR": str(data),
             "JUDGELAB_DATA_MIRROR": _mirror(),
-            "MOCK_JUDGE_KEY": "sk-bench",
+            "MOCK_JUDGE_KEY": MOCK_KEY,
         }
         cmd = [sys.executable, "-m", "judgelab.testing.kill_driver", "judge", str(study)]
         landed, starts, after = 0, [], []  # after each kill: (log length, keys done)
         with mock_provider.running(log, latency=args.latency) as url:
-            study.write_text(STUDY.format(url=url, items=args.items, concurrency=args.concurrency))
+            options = f"concurrency = {args.concurrency}"
+            study.write_text(mock_study(url, args.items, "kills", options))
             plan_cmd = [sys.executable, "-m", "judgelab.cli", "plan", str(study)]
             subprocess.run(plan_cmd, env=env, cwd=PROJECT_ROOT, check=True, capture_output=True)
             for _ in range(args.kills):

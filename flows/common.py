@@ -11,8 +11,9 @@ from prefect.states import Completed, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from judgelab.settings import Settings
-from judgelab.study import Judge, Study
+from judgelab.study import Study
 from tasks import alerts, canary, stages
+from tasks.judging import batches
 from tasks.judging.cache import n_shards
 from tasks.judging.failures import JudgeFailure, JudgeFailures, judge_failures
 from tasks.judging.runlock import study_lock
@@ -39,15 +40,6 @@ def task_runner(settings: Settings) -> TaskRunner:
     )
 
 
-def batched(judge: Judge) -> bool:
-    """A batch judge's missing calls are one shard: its batches (chunked to the provider's
-    limits, tasks/judging/batches.py) are all submitted at once, not one shard's per round
-    of a provider's completion window."""
-    from tasks.judging.batches import provider
-
-    return bool(judge.batch) and provider(judge) is not None
-
-
 def judge_all(
     study: Study,
     settings: Settings,
@@ -69,7 +61,11 @@ def judge_all(
         (judge, shard, n)
         for judge, counts in before.items()
         if judge in live
-        for n in [1 if batched(live[judge]) else n_shards(counts["missing"], study.shard_size)]
+        # a batch judge's calls are one shard: its batches all go at once, not one shard's
+        # per round of a provider's completion window
+        for n in [
+            1 if batches.enabled(live[judge]) else n_shards(counts["missing"], study.shard_size)
+        ]
         for shard in range(n if counts["missing"] else 0)
     ]
     with study_lock(settings.data_dir / "locks", study.name):

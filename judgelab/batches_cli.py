@@ -70,8 +70,9 @@ def cancel(con, found: list[dict], wanted: str) -> int:
         batches.update(con, b["ref"], phase="stored", status="abandoned")
         print(f"batch {b['ref']} was never created at the provider: abandoned")
         return 0
-    judge = Judge(name="cancel", model=b["model"], api_base=b["api_base"])
-    judge.api_key_env = b["api_key_env"]
+    judge = Judge(
+        name="cancel", model=b["model"], api_base=b["api_base"], api_key_env=b["api_key_env"]
+    )
     got = asyncio.run(batches.Client.of(judge).cancel(b["batch_id"]))
     print(f"batch {b['batch_id']} ({b['label']}, {b['n']} calls): {got.status}")
     return 0

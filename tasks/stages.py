@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
 
@@ -30,6 +31,7 @@ from tasks import (
     runs,
     warehouse,
 )
+from tasks.calibration import calibration_tables
 from tasks.judging import store
 from tasks.judging.cache import call_counts, missing_calls
 from tasks.judging.reparse import reparse
@@ -213,6 +215,29 @@ COST_COLUMNS = [
     "cache_write_tokens",
     "batch_id",
 ]
+
+
+def write_calibration(
+    study: Study,
+    settings: Settings,
+    study_type: str,
+    truth: pl.DataFrame,
+    calls_of: Callable[..., pl.DataFrame],
+    event: str,
+) -> int:
+    """The calibration tables of a type whose calls have a truth (`calls_of`: the type's
+    `calibration_calls(plan, judgments, truth, categories)`) → `calibration` and
+    `calibration_bins` (tasks/calibration.py); calls without a distribution are counted.
+    Returns the calls scored (0 while the judges store no distributions)."""
+    a = study.analysis
+    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
+    judgments = store.latest_rows(settings.store_dir, ["key", "status", "probs"])
+    categories = load_scales()[study.scales[0]].categories
+    calls = calls_of(plan, judgments, truth, categories)
+    table, bins = calibration_tables(calls, study_type, event, n_boot=a.bootstrap, seed=a.seed)
+    warehouse.write_table(settings, table, "calibration", study.name)
+    warehouse.write_table(settings, bins, "calibration_bins", study.name)
+    return int(table["n_scored"].sum())
 
 
 @task(name="costs")

@@ -20,36 +20,14 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-STUDY = """
-[study]
-name = "{name}"
-task = "sentiment"
-benchmark = "vader"
-sample_size = {items}
-seed = 3
-prompt_levels = ["base", "short_icl", "long_icl"]
-scales = ["likert7", "bipolar3", "unit", "pct100"]
-shard_size = 100000
-
-[[judges]]
-name = "mock"
-model = "openai/mock-judge"
-api_base = "{url}"
-api_key_env = "MOCK_JUDGE_KEY"
-timeout = 10.0
-batch = {batch}
-batch_size = {batch_size}
-batch_poll_s = 0.1
-"""
+from judgelab.testing.kill_driver import MOCK_KEY, mock_study
 
 
 def write_study(
     path: Path, url: str, items: int, batch_size: int, name: str = "batch", batch: bool = True
 ) -> Path:
-    text = STUDY.format(
-        url=url, items=items, batch_size=batch_size, name=name, batch=str(batch).lower()
-    )
-    path.write_text(text)
+    options = f"batch = {str(batch).lower()}\nbatch_size = {batch_size}\nbatch_poll_s = 0.1"
+    path.write_text(mock_study(url, items, name, options))
     return path
 
 
@@ -70,7 +48,7 @@ def env(data: Path, mirror: str) -> dict[str, str]:
     return os.environ | {
         "JUDGELAB_DATA_DIR": str(data),
         "JUDGELAB_DATA_MIRROR": mirror,
-        "MOCK_JUDGE_KEY": "sk-batch-kills",
+        "MOCK_JUDGE_KEY": MOCK_KEY,
     }
 
 
@@ -106,7 +84,7 @@ def provider_batches(url: str) -> list:
         while True:
             page = await litellm.alist_batches(
                 limit=100, after=after, custom_llm_provider="openai", api_base=url,
-                api_key="sk-batch-kills",
+                api_key=MOCK_KEY,
             )  # fmt: skip
             found += page.data
             if not page.has_more:

@@ -17,6 +17,33 @@ from pathlib import Path
 
 import polars as pl
 
+# A 12-design VADER rating study of one judge on a mock provider (the kill scenarios'):
+# `items` texts × 3 prompt levels × 4 scales; `judge_options`, more lines of its [[judges]].
+MOCK_STUDY = """
+[study]
+name = "{name}"
+task = "sentiment"
+benchmark = "vader"
+sample_size = {items}
+seed = 3
+prompt_levels = ["base", "short_icl", "long_icl"]
+scales = ["likert7", "bipolar3", "unit", "pct100"]
+shard_size = 100000
+
+[[judges]]
+name = "mock"
+model = "openai/mock-judge"
+api_base = "{url}"
+api_key_env = "MOCK_JUDGE_KEY"
+timeout = 10.0
+{judge_options}
+"""
+MOCK_KEY = "mock-judge-key-not-a-secret"  # the mocks take any key
+
+
+def mock_study(url: str, items: int, name: str, judge_options: str = "") -> str:
+    return MOCK_STUDY.format(url=url, items=items, name=name, judge_options=judge_options)
+
 
 def judge(study_file: str) -> None:
     """Make every judge's missing calls of a planned study (`judgelab plan` wrote the plan),

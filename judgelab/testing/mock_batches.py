@@ -305,28 +305,23 @@ class MockBatches:
             response = _response(200, completion(body))
         lines.append(_line(request["custom_id"], response, None))
         batch.counts["completed" if outcome == "ok" else "failed"] += 1
+        self._log(batch.id, request["custom_id"], body, digest, outcome)
+
+    def _log(
+        self, batch: str | None, custom_id: str | None, body: dict, digest: str, outcome: str
+    ) -> None:
+        """One answered request (batch None: online), for `answered`."""
         if self.log:
-            entry = {
-                "t": time.time(),
-                "batch": batch.id,
-                "custom_id": request["custom_id"],
-                "model": body.get("model", ""),
-                "messages": digest,
-                "body": body_hash(body),
-                "outcome": outcome,
-            }
+            entry = {"t": time.time(), "batch": batch, "custom_id": custom_id}
+            entry |= {"model": body.get("model", ""), "messages": digest}
+            entry |= {"body": body_hash(body), "outcome": outcome}
             self.log.write(json.dumps(entry) + "\n")
 
     async def chat(self, request: web.Request) -> web.Response:
         """The online endpoint, answered at once as in a batch: one server for both modes,
         so an online and a batch run store the same endpoint and answers."""
         body = await request.json()
-        digest = messages_hash(body.get("messages", []))
-        if self.log:
-            entry = {"t": time.time(), "batch": None, "custom_id": None}
-            entry |= {"model": body.get("model", ""), "messages": digest}
-            entry |= {"body": body_hash(body), "outcome": "ok"}
-            self.log.write(json.dumps(entry) + "\n")
+        self._log(None, None, body, messages_hash(body.get("messages", [])), "ok")
         return web.json_response(completion(body))
 
     def _finish(self, batch: Batch, status: str) -> None:

@@ -9,14 +9,12 @@ from prefect import task
 from judgelab.settings import Settings
 from judgelab.study import Study
 from schemas.plan import DESIGN_COLUMNS
-from tasks import corrected, warehouse
+from tasks import corrected, stages, warehouse
 from tasks.accuracy import calibration, consensus, verdict_impact
 from tasks.accuracy import metrics as accuracy
 from tasks.accuracy.verdicts import verdict_rows
 from tasks.benchmarks.labelfile import study_labels
-from tasks.calibration import calibration_tables
 from tasks.judging import store
-from tasks.judging.scales import load_scales
 
 
 @task(name="verdicts")
@@ -57,21 +55,13 @@ def accuracy_stage(study: Study, settings: Settings) -> int:
 
 @task(name="accuracy-calibration")
 def calibration_stage(study: Study, settings: Settings) -> int:
-    """Each design's P(TRUE) against the truth its accuracy is graded by → `calibration` and
-    `calibration_bins` (tasks/calibration.py); calls without a distribution are counted. Returns
-    the calls scored (0 while the judges store no distributions)."""
-    a = study.analysis
-    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
-    judgments = store.latest_rows(settings.store_dir, ["key", "status", "probs"])
-    truth = accuracy.truth_labels(warehouse.read_table(settings, "consensus", study.name), a.truth)
-    categories = load_scales()[study.scales[0]].categories
-    calls = calibration.calibration_calls(plan, judgments, truth, categories)
-    table, bins = calibration_tables(
-        calls, "accuracy", calibration.EVENT, n_boot=a.bootstrap, seed=a.seed
+    """Each design's P(TRUE) against the truth its accuracy is graded by
+    (stages.write_calibration)."""
+    consensus_table = warehouse.read_table(settings, "consensus", study.name)
+    truth = accuracy.truth_labels(consensus_table, study.analysis.truth)
+    return stages.write_calibration(
+        study, settings, "accuracy", truth, calibration.calibration_calls, calibration.EVENT
     )
-    warehouse.write_table(settings, table, "calibration", study.name)
-    warehouse.write_table(settings, bins, "calibration_bins", study.name)
-    return int(table["n_scored"].sum())
 
 
 def _corrected(study: Study, verdicts: pl.DataFrame) -> pl.DataFrame:

@@ -40,7 +40,7 @@ from tasks.judging import journal, store
 from tasks.judging.engine import Call, api_key, cache_tokens, request_kwargs
 from tasks.judging.keys import endpoint
 from tasks.judging.parse import ERROR, parse_score
-from tasks.judging.scales import load_scales
+from tasks.judging.scales import Scale, load_scales
 
 log = logging.getLogger("judgelab.progress")
 
@@ -65,6 +65,12 @@ def provider(judge: Judge) -> tuple[str, str] | None:
     except Exception:  # unknown provider: the load-time check names it
         return None
     return (name, model) if name in PROVIDERS else None
+
+
+def enabled(judge: Judge) -> bool:
+    """Whether this judge's calls go through batches: it asks for them and litellm batches
+    its provider (otherwise its calls go online, and the run says so: shard.run_lanes)."""
+    return bool(judge.batch) and provider(judge) is not None
 
 
 def body(judge: Judge, call: Call, model: str) -> dict:
@@ -101,7 +107,13 @@ def input_file(store_dir: Path, ref: str) -> Path:
     return store_dir / "batches" / f"{ref}.jsonl"
 
 
-def write(con: sqlite3.Connection, store_dir: Path, judge: Judge, label: str, chunk) -> dict:
+def write(
+    con: sqlite3.Connection,
+    store_dir: Path,
+    judge: Judge,
+    label: str,
+    chunk: list[tuple[Call, bytes]],
+) -> dict:
     """Phase `written`: the input file on disk, then its row and calls in one transaction."""
     ref = uuid.uuid4().hex
     path = input_file(store_dir, ref)
@@ -178,8 +190,9 @@ class Client:
     """litellm's files and batches calls for one judge's provider (SDK retries off)."""
 
     def __init__(self, model: str, api_base: str | None, key: str | None, name: str) -> None:
-        self.opts = {"custom_llm_provider": name, "api_base": api_base, "api_key": key}
-        self.opts = {k: v for k, v in self.opts.items() if v is not None} | {"max_retries": 0}
+        given = {"api_base": api_base, "api_key": key}
+        self.opts = {"custom_llm_provider": name, "max_retries": 0}
+        self.opts |= {k: v for k, v in given.items() if v is not None}
         self.model = model
 
     @classmethod
@@ -241,7 +254,7 @@ class Client:
         return [json.loads(line) for line in got.content.decode().splitlines() if line.strip()]
 
 
-def answer_row(line: dict, call: dict, model: str, batch: dict, run_id: str) -> dict | None:
+def answer_row(line: dict, call: dict, scale: Scale, batch: dict, run_id: str) -> dict | None:
     """One output or error line → a store row (None: not answered, as when a batch expired:
     the call is sent again, with no row)."""
     response, error = line.get("response") or {}, line.get("error")
@@ -260,12 +273,12 @@ def answer_row(line: dict, call: dict, model: str, batch: dict, run_id: str) -> 
     usage = response.get("body", {}).get("usage") if code == 200 else None
     score = None
     if raw is not None:
-        status, score = parse_score(raw, load_scales()[call["scale"]])
+        status, score = parse_score(raw, scale)
     read, written = cache_tokens(usage or {})
     return {
         "key": call["key"],
         "base_key": call["base_key"],
-        "model": model,
+        "model": batch["model"],
         "endpoint": batch["endpoint"],
         "status": status,
         "score": score,
@@ -374,11 +387,12 @@ class Driver:
                 "select key, base_key, scale from batch_calls where ref = ?", (batch["ref"],)
             )
         }
+        scales = load_scales()  # once per batch: it reads the scale files
         rows = []
         for line in found:
             call = calls.get(line.get("custom_id"))
             if call is not None:  # not a request of ours: never stored
-                row = answer_row(line, call, batch["model"], batch, self.run_id)
+                row = answer_row(line, call, scales[call["scale"]], batch, self.run_id)
                 rows += [row] if row is not None else []
         store_rows(self.con, batch["ref"], rows)
         self.on_stored(rows)

@@ -105,15 +105,9 @@ class Progress:
             f"waiting for batch {batch['batch_id']} ({batch['status']}, "
             f"{answered} of {batch['n']} done)"
         )
-        now = time.monotonic()
         if self.bar is not None:
             self.bar.set_postfix_str(self.note)
-        if now - self.last_line >= self.interval:
-            self.last_line = now
-            self._say(logging.INFO)
-        if self.artifact is not None and (first or now - self.last_ui >= UI_INTERVAL):
-            self.last_ui = now
-            self._update_ui()
+        self._show(ui_now=first)
 
     def add(self, status: str) -> None:
         """One call finished with `status` (anything but ok counts as a failure)."""
@@ -123,11 +117,15 @@ class Progress:
             self.bar.update(1)
             if status != OK:
                 self.bar.set_postfix(failed=self.failed, refresh=False)
+        self._show()
+
+    def _show(self, ui_now: bool = False) -> None:
+        """The line every `interval`, the UI every UI_INTERVAL (at once when `ui_now`)."""
         now = time.monotonic()
         if now - self.last_line >= self.interval:
             self.last_line = now
             self._say(logging.INFO)
-        if self.artifact is not None and now - self.last_ui >= UI_INTERVAL:
+        if self.artifact is not None and (ui_now or now - self.last_ui >= UI_INTERVAL):
             self.last_ui = now
             self._update_ui()
 

@@ -27,10 +27,10 @@ def min_tokens(model: str) -> int | None:
 def mark(provider: str, model: str, messages: list[dict]) -> list[dict]:
     """`messages` with a long system prompt marked cacheable for a provider that needs the
     mark; the same list otherwise."""
+    if provider not in MARKED_PROVIDERS or not messages or messages[0].get("role") != "system":
+        return messages  # every call of other providers ends here, before any lookup
     from tasks.costs import CHARS_PER_TOKEN
 
-    if provider not in MARKED_PROVIDERS or not messages or messages[0].get("role") != "system":
-        return messages
     system = messages[0]["content"]
     least = min_tokens(model) or 1024
     if not isinstance(system, str) or len(system) / CHARS_PER_TOKEN < least:

@@ -88,10 +88,9 @@ async def _claim_and_run(
     """Make the calls this process can claim, online or (a batch judge's) through provider
     batches; wait for the ones another live run holds until they are done there (then skip
     them) or released unmade (then make them here)."""
-    batched = engine.judge.batch and batches.provider(engine.judge) is not None
 
     async def make(todo: list[Call]) -> Counter:
-        if not batched:
+        if not batches.enabled(engine.judge):
             return await engine.run(todo, record, progress.add)
 
         def stored(rows: list[dict]) -> None:
@@ -180,7 +179,7 @@ def run_lanes(
         compactor.tick()
 
     for lane in lanes:
-        if lane.judge.batch and batches.provider(lane.judge) is None:
+        if lane.judge.batch and not batches.enabled(lane.judge):
             log.warning(
                 "%s: litellm has no batch API for %s here; its calls go online",
                 lane.label,

@@ -12,7 +12,6 @@ from schemas.plan import DESIGN_COLUMNS
 from schemas.validate import validate
 from tasks import benchmarks, stages, warehouse
 from tasks.benchmarks import hhrlhf, pairfile
-from tasks.calibration import calibration_tables
 from tasks.imports import stage as imports
 from tasks.judging import store
 from tasks.judging.cache import call_counts
@@ -82,21 +81,11 @@ def analysis_stage(study: Study, settings: Settings) -> int:
 
 @task(name="pairwise-calibration")
 def calibration_stage(study: Study, settings: Settings) -> int:
-    """Each design's P(A) against the human preference → `calibration` and `calibration_bins`
-    (tasks/calibration.py); calls without a distribution are counted. Returns the calls scored
-    (0 while the judges store no distributions)."""
-    a = study.analysis
-    plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
-    judgments = store.latest_rows(settings.store_dir, ["key", "status", "probs"])
+    """Each design's P(A) against the human preference (stages.write_calibration)."""
     pairs = warehouse.read_table(settings, "pairs", study.items_part)
-    categories = load_scales()[study.scales[0]].categories
-    calls = calibration.calibration_calls(plan, judgments, pairs, categories)
-    table, bins = calibration_tables(
-        calls, "pairwise", calibration.EVENT, n_boot=a.bootstrap, seed=a.seed
+    return stages.write_calibration(
+        study, settings, "pairwise", pairs, calibration.calibration_calls, calibration.EVENT
     )
-    warehouse.write_table(settings, table, "calibration", study.name)
-    warehouse.write_table(settings, bins, "calibration_bins", study.name)
-    return int(table["n_scored"].sum())
 
 
 # position, agreement, order accuracy, tests, variance, D-study; then calibration

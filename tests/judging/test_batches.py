@@ -16,10 +16,12 @@ import pytest
 
 from judgelab.study import Judge
 from judgelab.testing import batch_kills, mock_batches
+from judgelab.testing.kill_driver import MOCK_KEY
 from judgelab.testing.plan_rows import plan_rows, user_turns
 from tasks.judging import batches, journal, store
 from tasks.judging.scales import load_scales
 from tasks.judging.shard import Lane, run_lanes
+from tasks.judging.shard import _calls as shard_calls
 
 SCALE = load_scales()["likert7"]
 # what an online and a batch run of the same calls agree on (the rest is provenance)
@@ -63,7 +65,7 @@ def paid(log: Path) -> Counter:
 
 @pytest.fixture(autouse=True)
 def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MOCK_JUDGE_KEY", "sk-batch-0123456789")
+    monkeypatch.setenv("MOCK_JUDGE_KEY", MOCK_KEY)
 
 
 def test_a_batch_run_stores_the_rows_an_online_run_stores(tmp_path: Path) -> None:
@@ -89,7 +91,6 @@ def test_a_batch_run_stores_the_rows_an_online_run_stores(tmp_path: Path) -> Non
 
 def test_a_rerun_makes_no_batch_and_failed_requests_go_in_the_next_one(tmp_path: Path) -> None:
     log = tmp_path / "answers.jsonl"
-    rows_all = None
     with mock_batches.running(log, delay=0.2, fail_share=0.3) as url:
         j = judge(url, max_attempts=2)
         rows_all = rows_for(j, 60)
@@ -97,7 +98,7 @@ def test_a_rerun_makes_no_batch_and_failed_requests_go_in_the_next_one(tmp_path:
         before = len(in_journal(tmp_path / "s"))
         again = run(j, rows_all, tmp_path / "s")
     # the mock fails the same requests every time: sent twice (max_attempts), then errors
-    failing = {k for k, n in paid(log).items()} ^ {r["key"] for r in rows_all}
+    failing = {r["key"] for r in rows_all} - set(paid(log))
     assert counts["ok"] == 60 - len(failing) and counts["error"] == 2 * len(failing) > 0
     assert before == 2  # one batch, then one of the failed requests
     rows = store.latest_rows(tmp_path / "s")
@@ -142,7 +143,7 @@ def test_a_run_resumes_a_journaled_batch_at_each_phase(tmp_path: Path, phase: st
     with mock_batches.running(log, delay=0.2) as url:
         j = judge(url)
         rows = rows_for(j, 25)
-        calls = list(_calls(rows).values())
+        calls = list(shard_calls(rows).values())
         con = journal.connect(store_dir)
         client = batches.Client.of(j)
         [chunk] = batches.chunks(j, calls, client.model)
@@ -223,9 +224,3 @@ def test_a_provider_without_batches_goes_online_and_says_so(tmp_path: Path, capl
     ]
     assert paid(log) == {None: 5} and in_journal(tmp_path / "s") == []
     assert batches.provider(judge(url)) == ("openai", "mock-judge")
-
-
-def _calls(rows: list[dict]):
-    from tasks.judging.shard import _calls as calls
-
-    return calls(rows)
