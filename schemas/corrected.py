@@ -5,6 +5,7 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.design import Design
+from schemas.scores import READOUTS
 
 INTERVALS = (
     ("judge_lo", "judge_hi"),
@@ -48,10 +49,13 @@ class Corrected(Design):
     human_sd: float = pa.Field(nullable=True, ge=0)  # SD of the labels (the planner's λ)
     # label_share only: the mean of every item's human label (the answer key the estimates aim at)
     human_all: float = pa.Field(nullable=True)
+    # appended for readouts: "answer" (the parsed answer; every accuracy design) or "expected"
+    # (a rating study's probability-weighted score, Analysis.readouts)
+    readout: str = pa.Field(isin=READOUTS)
 
     class Config:
         strict = True
-        unique = ("study", "judge", "prompt_level", "scale", "reasoning_effort")
+        unique = ("study", "judge", "prompt_level", "scale", "reasoning_effort", "readout")
 
     @pa.dataframe_check
     def intervals_ordered(cls, data: pa.PolarsData) -> pl.LazyFrame:

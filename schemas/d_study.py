@@ -16,7 +16,10 @@ class DStudy(pa.DataFrameModel):
     var_abs_error: float = pa.Field(ge=0)  # absolute error σ²(Δ)
     g_relative: float = pa.Field(nullable=True, ge=0, le=1)  # Eρ²; null if nothing varies
     phi: float = pa.Field(nullable=True, ge=0, le=1)  # Φ (absolute); null if nothing varies
+    # appended for readouts: null unless a rating study reads its calls two ways (both the
+    # parsed answer and the expected score, Analysis.readouts), then 1–2 readouts averaged
+    n_readouts: int = pa.Field(nullable=True, ge=1)
 
     class Config:
         strict = True
-        unique = ("study", "n_judges", "n_prompt_levels", "n_scales", "n_orders")
+        unique = ("study", "n_judges", "n_prompt_levels", "n_scales", "n_orders", "n_readouts")

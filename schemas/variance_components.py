@@ -3,6 +3,8 @@
 two methods: the sequential ANOVA's eta² (method "type1_anova") and the crossed random-effects
 variance components of a G-study (method "random_ems", tasks/gtheory.py)."""
 
+import itertools
+
 import pandera.polars as pa
 
 # in the order of the sequential (type I) decomposition; "judge" is the model choice
@@ -12,19 +14,22 @@ SEQUENTIAL = (
     "prompt_level",
     "scale",
     "order",
+    "readout",
     "item",
     "judge:prompt_level",
     "judge:scale",
     "judge:order",
+    "judge:readout",
     "prompt_level:scale",
     "prompt_level:order",
+    "prompt_level:readout",
+    "scale:readout",
     "judge:item",
     "residual",
 )
 # the random-effects (G-study) components beyond the sequential ones: every facet × item and
 # three-way term of the full crossing (its four-way term is the residual)
-COMPONENTS = (
-    *SEQUENTIAL,
+_G_STUDY = (
     "prompt_level:item",
     "scale:item",
     "order:item",
@@ -35,6 +40,18 @@ COMPONENTS = (
     "judge:order:item",
     "prompt_level:scale:item",
     "prompt_level:order:item",
+)
+# a rating study with two readouts (Analysis.readouts) crosses a fourth facet: every term of
+# judge × prompt_level × scale × readout × item below the five-way one (the residual)
+_WITH_READOUT = tuple(
+    ":".join(term)
+    for k in range(2, 5)
+    for term in itertools.combinations(("judge", "prompt_level", "scale", "readout", "item"), k)
+)
+COMPONENTS = (
+    *SEQUENTIAL,
+    *_G_STUDY,
+    *(t for t in _WITH_READOUT if t not in SEQUENTIAL + _G_STUDY),
 )
 METHODS = ("type1_anova", "random_ems")
 

@@ -8,11 +8,13 @@ import numpy as np
 import polars as pl
 
 from schemas.corrected import Corrected
+from schemas.scores import with_readout
 from schemas.validate import validate
 from tasks import ppi
 from tasks.stats import design_rng
 
-DESIGN = ["study", "kind", "judge", "model", "prompt_level", "scale", "reasoning_effort"]
+# readout last: a rating study reading its calls two ways corrects each readout's mean
+DESIGN = ["study", "kind", "judge", "model", "prompt_level", "scale", "reasoning_effort", "readout"]
 MIN_LABELS = 2
 
 
@@ -36,8 +38,9 @@ def corrected(
     answer_key: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """values: DESIGN + item_id + `value` (the judge's 1–7 score, or its 0/1 verdict; one row
-    per design × scored item); labels: item_id, label (the human-labelled subset, same scale);
-    answer_key: item_id, human (every item's human label, under label_share: gives human_all).
+    per design × scored item; without a readout column, the parsed answer); labels: item_id,
+    label (the human-labelled subset, same scale); answer_key: item_id, human (every item's
+    human label, under label_share: gives human_all).
 
     All of a row's numbers are over the items its design scored: the judge-only mean over all
     of them; PPI with the labelled ones (n_labelled) as the labelled set and the others as the
@@ -45,7 +48,7 @@ def corrected(
     Rogan–Gladen rate, with sensitivity and specificity measured on the labelled items and a
     bootstrap of n_boot resamples (a generator per design, from seed and its names)."""
     rows = []
-    joined = values.join(labels, on="item_id", how="left")
+    joined = with_readout(values).join(labels, on="item_id", how="left")
     if answer_key is not None:
         joined = joined.join(answer_key, on="item_id", how="left")
     for design, part in joined.sort([*DESIGN, "item_id"], nulls_last=True).group_by(
@@ -80,7 +83,9 @@ def corrected(
             "human_sd": float(np.std(y, ddof=1)) if len(y) > 1 else None,
             "human_all": part["human"].mean() if answer_key is not None else None,
         }
-        row |= _rogan_gladen(judge, y, yhat, n_boot, design_rng(seed, design)) if binary else {}
+        # the "answer" readout keeps the generator it had before readouts existed
+        names = design[:-1] if design[-1] == "answer" else design
+        row |= _rogan_gladen(judge, y, yhat, n_boot, design_rng(seed, names)) if binary else {}
         rows.append(row)
     schema = {c: col.dtype.type for c, col in Corrected.to_schema().columns.items()}
     out = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)

@@ -79,6 +79,9 @@ RENAMED = {"evaluator": "judge", "prompt_variant": "prompt_level"}
 # were not counted, design costs of online calls only
 ADDED: dict[str, dict[str, object]] = {
     "ensembles": {"subset": "all"},
+    # before readouts were a design factor: one readout, none averaged over
+    "d_study": {"n_readouts": None},
+    "corrected": {"readout": "answer"},
     "threshold_shares": {"abs_bias_h": None, "abs_bias_df": None, "abs_bias_p": None},
     "tone_gaps": {"n_calls": None, "n_failed": None, "n_error": None},
     # before human ties: none stored, so every labelled unit without a combined tie is untied

@@ -18,7 +18,7 @@ from tests.filestudy import write_study
 
 def _design(judge: str, item_ids: list[str], values: np.ndarray, **names) -> pl.DataFrame:
     base = dict(study="s", kind="judge", judge=judge, model=f"m/{judge}", prompt_level="base")
-    base |= dict(scale="likert7", reasoning_effort=None) | names
+    base |= dict(scale="likert7", reasoning_effort=None, readout="answer") | names
     return pl.DataFrame(
         {**{c: [base[c]] * len(item_ids) for c in DESIGN}, "item_id": item_ids, "value": values},
         schema={**dict.fromkeys(DESIGN, pl.String), "item_id": pl.String, "value": pl.Float64},
@@ -205,6 +205,17 @@ def test_rating_stage_rows_from_item_scores(tmp_path: Path, settings: Settings):
     assert (row["n_items"], row["n_labelled"], row["reasoning_effort"]) == (300, 60, None)
     assert row["judge_mean"] == pytest.approx(biased.mean())
     assert row["human_all"] == pytest.approx(human.mean())
+    assert row["readout"] == "answer"  # item_scores from before readouts: the parsed answer
+
+    # read two ways (readouts = ["answer", "expected"]): each readout corrected on its own,
+    # on the same labelled items
+    expected = per_item.with_columns(pl.col("score_1to7") - 0.5, readout=pl.lit("expected"))
+    both = pl.concat([per_item.with_columns(readout=pl.lit("answer")), expected])
+    rows = {r["readout"]: r for r in _corrected(study, settings, both).iter_rows(named=True)}
+    assert rows["answer"] == row
+    assert rows["expected"]["judge_mean"] == pytest.approx(biased.mean() - 0.5)
+    assert rows["expected"]["n_labelled"] == 60
+    assert rows["expected"]["ppi_mean"] == pytest.approx(rows["answer"]["ppi_mean"], abs=0.05)
 
 
 def test_label_planner_uses_each_design_s_own_spreads():

@@ -27,6 +27,9 @@
 -- key the estimates aim at: ppi_lo ≤ human_all ≤ ppi_hi should hold about 95% of the time.
 -- judge_sd / resid_sd / human_sd: the SD of the judge's scores, of human − judge on the labelled
 -- items and of the labels: what `judgelab power --label-hw` plans the number of labels from.
+-- readout (last, appended): how a call became the judge's value: "answer" (the parsed answer;
+-- every accuracy design), or "expected" (a rating study's probability-weighted score, when it
+-- lists readouts = ["answer", "expected"]: each readout is a design corrected on its own).
 create or replace view tbl_corrected as
 select study, kind, judge, prompt_level, scale, reasoning_effort, label_source,
        n_items, n_labelled,
@@ -43,9 +46,10 @@ select study, kind, judge, prompt_level, scale, reasoning_effort, label_source,
        round(effective_labels - n_labelled, 0) as labels_saved,
        round(human_all, 3) as human_all,
        round(judge_sd, 3) as judge_sd, round(resid_sd, 3) as resid_sd,
-       round(human_sd, 3) as human_sd
+       round(human_sd, 3) as human_sd,
+       readout
 from stg_corrected
 order by study, kind desc, judge,
          sort_pos('prompt_level', prompt_level), prompt_level,
          sort_pos('scale', scale), scale,
-         sort_pos('reasoning_effort', reasoning_effort), reasoning_effort;
+         sort_pos('reasoning_effort', reasoning_effort), reasoning_effort, readout;

@@ -6,6 +6,9 @@
 -- models and designs"; this says what that buys.
 -- n_judges, n_prompt_levels, n_scales, n_orders: the conditions of each facet averaged over
 -- (n_scales null for a pairwise study, n_orders null for a rating study).
+-- n_readouts (last, appended): 1–2 readouts averaged when a rating study reads each call two
+-- ways ([study.analysis] readouts = ["answer", "expected"]; a design choice like the others,
+-- the paper's "answer extraction"), else null.
 -- var_item: σ²(item), the universe-score variance (how much items truly differ).
 -- var_rel_error: σ²(δ), each item × facet component divided by the conditions averaged over.
 -- var_abs_error: σ²(Δ), σ²(δ) plus the facets' main effects and facet × facet terms likewise.
@@ -21,6 +24,8 @@ select study,
        var_rel_error,
        var_abs_error,
        round(g_relative, 3) as g_relative,
-       round(phi, 3) as phi
+       round(phi, 3) as phi,
+       n_readouts
 from stg_d_study
-order by study, n_judges, n_prompt_levels, n_scales nulls first, n_orders nulls first;
+order by study, n_judges, n_prompt_levels, n_scales nulls first, n_orders nulls first,
+         n_readouts nulls first;

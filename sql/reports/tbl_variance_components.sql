@@ -1,5 +1,6 @@
 -- Which source explains most of the judge-score variance in a study (eta², sequential SS)?
--- Rating studies: judge, prompt level, scale, item; pairwise studies with a human preference:
+-- Rating studies: judge, prompt level, scale, item (and the readout when a study reads each
+-- call two ways: readouts = ["answer", "expected"]); pairwise studies with a human preference:
 -- right-or-wrong of each call over judge, prompt level, order (ab/ba) and pair (item).
 -- The paper: "model identity is the dominant source of variance" (design-sensitivity, §5) —
 -- the random_ems rows test that claim with random effects instead of an order-dependent split.

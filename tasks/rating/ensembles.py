@@ -23,17 +23,21 @@ import polars as pl
 
 from schemas.ensemble_holdout import EnsembleHoldout
 from schemas.ensembles import POOLS, STRATEGIES, Ensembles
+from schemas.scores import with_readout
 from schemas.validate import validate
 from tasks.matrix import items_by_designs
 
 # strategy → (columns every member shares, column in which all members differ); in the
 # judges+baselines pool a baseline is a design like any other, joining wherever it fits.
 # "model" is the column `ensemble_distinct` names (DISTINCT): the model string, or the judge
+# The readout (Analysis.readouts) is a design choice like the prompt level and the scale: the
+# strategies that hold the design fixed hold it too; model_free mixes readouts as it mixes the
+# rest. With one readout (the default) it changes nothing.
 RULES: dict[str, tuple[tuple[str, ...], str]] = {
     "model_free": ((), "model"),
-    "model_fixed": (("prompt_level", "scale"), "model"),
-    "scale": (("judge", "prompt_level"), "scale"),
-    "prompt": (("judge", "scale"), "prompt_level"),
+    "model_fixed": (("prompt_level", "scale", "readout"), "model"),
+    "scale": (("judge", "prompt_level", "readout"), "scale"),
+    "prompt": (("judge", "scale", "readout"), "prompt_level"),
 }
 # [study.analysis] ensemble_distinct → the column the members of a model strategy differ in
 DISTINCT: Mapping[str, str] = MappingProxyType({"model": "model", "judge": "judge"})
@@ -93,10 +97,10 @@ class Fit:
 def matrix(item_scores: pl.DataFrame) -> Matrix:
     """One study's item_scores → items × designs deviations from the human mean."""
     designs, dev = items_by_designs(
-        item_scores,
-        ["kind", "judge", "model", "prompt_level", "scale"],
+        with_readout(item_scores),
+        ["kind", "judge", "model", "prompt_level", "scale", "readout"],
         pl.col("score_1to7") - pl.col("human_1to7"),
-        sort=["judge", "prompt_level", "scale"],
+        sort=["judge", "prompt_level", "scale", "readout"],
     )
     return Matrix(designs, dev)
 
@@ -337,8 +341,10 @@ def _schema(model: type) -> dict[str, pl.DataType]:
 
 
 def _label(designs: pl.DataFrame, idx: np.ndarray) -> str:
+    """ "judge/prompt_level/scale + …", "/expected" after a design read as the expected score."""
     return " + ".join(
         f"{r['judge']}/{r['prompt_level']}/{r['scale']}"
+        + ("" if r["readout"] == "answer" else f"/{r['readout']}")
         for r in designs[idx.tolist()].iter_rows(named=True)
     )
 

@@ -6,7 +6,7 @@ opening says what its tables show.
 * **best / worst design**: the LLM judge designs (not the baselines) by MAE against the human
   mean on the common 1–7 scale; equal MAEs keep the view's order.
 * **design share**: the eta² of every variance component that is a design choice or their
-  interaction (judge, prompt level, scale; not the item, not the residual), summed.
+  interaction (judge, prompt level, scale, readout; not the item, not the residual), summed.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import polars as pl
 
 from tasks.report.panel import Headline
 
-DESIGN = ("judge", "prompt_level", "scale")
+DESIGN = ("judge", "prompt_level", "scale", "readout")
 
 
 def _pct(share: float) -> str:
@@ -43,7 +43,9 @@ def headline(performance: pl.DataFrame, variance: pl.DataFrame) -> Headline:
         return Headline("", "")
     ranked = scored.with_row_index("_at").sort("mae", "_at")
     best, worst = ranked.row(0, named=True), ranked.row(-1, named=True)
-    label = " · ".join(best[c] for c in DESIGN)
+    # the readout is named when it is not the parsed answer (a study reading calls two ways)
+    readout = best.get("readout") or "answer"
+    label = " · ".join([best[c] for c in DESIGN[:3]] + ([readout] if readout != "answer" else []))
     if ranked.height == 1:
         said = f"One judge design has an MAE: {label}, MAE {best['mae']:.2f}"
     else:

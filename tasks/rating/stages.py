@@ -77,13 +77,14 @@ def analyze_stage(study: Study, settings: Settings) -> int:
 
 
 def _corrected(study: Study, settings: Settings, per_item: pl.DataFrame) -> pl.DataFrame:
-    """Judge-corrected means on 1–7 (tbl_corrected): no rows without a labelled subset. Of
-    the first readout listed, as the variance decomposition (tbl_corrected has no readout)."""
+    """Judge-corrected means on 1–7 (tbl_corrected), each readout a design of its own: no
+    rows without a labelled subset."""
     a = study.analysis
-    per_item = with_readout(per_item).filter(pl.col("readout") == a.readouts[0])
+    per_item = with_readout(per_item)
     values = per_item.select(
-        *corrected.DESIGN[:-1],
+        *corrected.DESIGN[:-2],
         pl.lit(None, pl.String).alias("reasoning_effort"),
+        "readout",
         "item_id",
         pl.col("score_1to7").alias("value"),
     )
@@ -106,16 +107,16 @@ def agreement_stage(study: Study, settings: Settings) -> int:
     G-study's), the D-study and ensembles."""
     a = study.analysis
     per_item = warehouse.read_table(settings, "item_scores", study.name)
-    # the decomposition's factors and the ensembles' members are fixed to one readout, the
-    # first listed (readout as a variance factor: issue 29 item 5)
-    primary = with_readout(per_item).filter(pl.col("readout") == a.readouts[0])
+    # the readout is a design choice like the others: a factor of the decomposition
+    # (variance.rating_factors), held fixed where an ensemble strategy holds the design
+    per_item = with_readout(per_item)
     tables = {
         "design_pairs": agreement.design_pairs(
             per_item, meaningful=a.meaningful_diff, margin=a.margin()
         ),
-        **variance.tables(primary),  # variance_components (both methods) and d_study
+        **variance.tables(per_item),  # variance_components (both methods) and d_study
         "ensembles": ensembles.ensembles(
-            primary,
+            per_item,
             max_ensembles=a.max_ensembles,
             seed=a.seed,
             baselines=a.ensemble_baselines,
@@ -123,7 +124,7 @@ def agreement_stage(study: Study, settings: Settings) -> int:
             outlier_scale=a.outlier_scale,
         ),
         "ensemble_holdout": ensembles.ensemble_holdout(
-            primary,
+            per_item,
             max_ensembles=a.max_ensembles,
             seed=a.seed,
             baselines=a.ensemble_baselines,

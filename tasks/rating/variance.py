@@ -19,22 +19,25 @@ from tasks.stats import one_blas_thread
 FACTORS = ("judge", "prompt_level", "scale")  # design-level factors; "judge" is the model
 
 
-def steps(factors: tuple[str, str, str]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
-    """The nested models of the sequential decomposition over three design-level factors (the
+def rating_factors(rows: pl.DataFrame) -> tuple[str, ...]:
+    """A rating study's design-level factors: FACTORS, and the readout when the study reads
+    its calls two ways (Analysis.readouts), a design choice like any other (issue 29)."""
+    if "readout" in rows.columns and rows["readout"].n_unique() > 1:
+        return (*FACTORS, "readout")
+    return FACTORS
+
+
+def steps(factors: tuple[str, ...]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The nested models of the sequential decomposition over the design-level factors (the
     first one the judge): (component added, the group whose means are absorbed, the
-    design-level terms); a term "a:b" is the cells of a × b."""
-    j, p, s = factors
-    pairs = (f"{j}:{p}", f"{j}:{s}", f"{p}:{s}")
-    return (
-        (j, "all", (j,)),
-        (p, "all", (j, p)),
-        (s, "all", factors),
-        ("item", "item", factors),
-        (pairs[0], "item", (*factors, *pairs[:1])),
-        (pairs[1], "item", (*factors, *pairs[:2])),
-        (pairs[2], "item", (*factors, *pairs)),
-        (f"{j}:item", "judge:item", (*factors, *pairs)),
-    )
+    design-level terms). The factors' main effects in order, the item, their two-way terms
+    in pair order ("a:b", the cells of a × b), then judge × item."""
+    j = factors[0]
+    pairs = tuple(f"{a}:{b}" for a, b in itertools.combinations(factors, 2))
+    mains = tuple((f, "all", factors[: k + 1]) for k, f in enumerate(factors))
+    two_way = tuple((p, "item", (*factors, *pairs[: k + 1])) for k, p in enumerate(pairs))
+    last = (f"{j}:item", "judge:item", (*factors, *pairs))
+    return (*mains, ("item", "item", factors), *two_way, last)
 
 
 TOL = 1e-9  # relative size below which a direction counts as already explained (rank)
@@ -84,7 +87,7 @@ class _Absorbed:
 
 
 def study_components(
-    study: str, rows: pl.DataFrame, value: str, factors: tuple[str, str, str] = FACTORS
+    study: str, rows: pl.DataFrame, value: str, factors: tuple[str, ...] = FACTORS
 ) -> list[dict]:
     """One study's components of `value` over `factors` (the first the judge), `item_id` and
     the judge × item cells; shared with the pairwise analysis (judge, prompt level, order)."""
@@ -94,8 +97,8 @@ def study_components(
     n_designs = int(design.max()) + 1
     designs = rows.select(factors).with_columns(d=design).unique("d").sort("d")  # row d: code d
     per_design = {f: _codes(designs, f) for f in factors}
-    for a, b in ((0, 1), (0, 2), (1, 2)):
-        per_design[f"{factors[a]}:{factors[b]}"] = _codes(designs, factors[a], factors[b])
+    for a, b in itertools.combinations(factors, 2):
+        per_design[f"{a}:{b}"] = _codes(designs, a, b)
 
     def columns(terms: tuple[str, ...]) -> np.ndarray:
         """One indicator column per level of each term, one row per design."""
@@ -136,6 +139,8 @@ def variance_components(item_scores: pl.DataFrame) -> pl.DataFrame:
     item, the mean over repeats, unweighted): eta² = SS / total SS for judge (the model
     choice), prompt_level, scale, item, judge:prompt_level, judge:scale, prompt_level:scale,
     judge:item and the residual (everything else: prompt_level:item, scale:item, three-way).
+    A study with two readouts adds readout after scale, and its two-way terms after each
+    factor's own (rating_factors).
 
     Sums of squares are sequential (type I) from exact least squares in that order: each
     component gets what the earlier ones leave unexplained, df = the rank it adds. The item
@@ -153,7 +158,7 @@ def variance_components(item_scores: pl.DataFrame) -> pl.DataFrame:
         [
             row
             for (study,), grp in judged.group_by("study", maintain_order=True)
-            for row in study_components(study, grp, "score_1to7")
+            for row in study_components(study, grp, "score_1to7", rating_factors(grp))
         ]
     )
 
@@ -170,9 +175,9 @@ def components_table(rows: list[dict]) -> pl.DataFrame:
 
 
 # the D-study's grid: conditions averaged over, 1 up to this many per facet (two orders exist)
-D_STUDY_MAX = {"judge": 5, "prompt_level": 3, "scale": 4, "order": 2}
+D_STUDY_MAX = {"judge": 5, "prompt_level": 3, "scale": 4, "order": 2, "readout": 2}
 D_STUDY_COUNT = {"judge": "n_judges", "prompt_level": "n_prompt_levels", "scale": "n_scales"}
-D_STUDY_COUNT["order"] = "n_orders"
+D_STUDY_COUNT |= {"order": "n_orders", "readout": "n_readouts"}
 
 
 def study_g_study(
@@ -242,7 +247,7 @@ def g_study_tables(item_scores: pl.DataFrame) -> tuple[list[dict], pl.DataFrame]
     judged = item_scores.filter(pl.col("kind") == "judge")
     components, d_rows = [], []
     for (study,), grp in judged.group_by("study", maintain_order=True):
-        c, d = study_g_study(study, grp, "score_1to7")
+        c, d = study_g_study(study, grp, "score_1to7", rating_factors(grp))
         components += c
         d_rows += d
     return components, d_study_table(d_rows)

@@ -106,7 +106,7 @@ def variance_components(frame: pl.DataFrame) -> Figure | None:
 def d_study(frame: pl.DataFrame) -> Figure | None:
     """The D-study, one panel per study: Eρ² (solid) and Φ (dashed) against the judges
     averaged over, one colour per number of prompt levels, the third facet (scales or orders)
-    at the most the grid has."""
+    at the most the grid has and one readout (a study reading its calls two ways)."""
     frame = finite_rows(frame, "g_relative")
     studies = ordered(frame, "study")
     if not studies:
@@ -115,6 +115,8 @@ def d_study(frame: pl.DataFrame) -> Figure | None:
     axes = fig.subplots(len(studies), 1, squeeze=False)
     for ax, study in zip((a[0] for a in axes), studies, strict=True):
         part = frame.filter(pl.col("study") == study)
+        if "n_readouts" in part.columns:
+            part = part.filter(pl.col("n_readouts").fill_null(1) == 1)
         third = "n_scales" if part["n_scales"].drop_nulls().len() else "n_orders"
         most = part[third].max()
         part = part.filter(pl.col(third) == most)

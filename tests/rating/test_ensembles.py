@@ -537,3 +537,31 @@ def test_views_show_the_variant_beside_all_and_keep_the_size_curve_whole(
     sizes = con.sql("select distinct size from tbl_ensemble_size order by size").fetchall()
     assert sizes == [(1,), (2,), (3,), (4,), (5,)]
     assert con.sql("select count(*) from tbl_ensemble_size").fetchall() == [(10,)]
+
+
+def test_a_second_readout_is_held_fixed_like_the_design_and_counts_follow() -> None:
+    """Readouts = ["answer", "expected"]: each design read two ways is two designs. The
+    strategies that hold prompt level and scale fixed hold the readout too (no ensemble of
+    model_fixed, scale or prompt mixes readouts); model_free mixes them as it mixes scales.
+    With one readout the table is what it was before readouts existed."""
+    grid = _grid(judges=3, levels=2, scales=2)
+    two = pl.concat(
+        [
+            grid.with_columns(readout=pl.lit("answer")),
+            grid.with_columns(readout=pl.lit("expected"), score_1to7=pl.col("score_1to7") - 0.5),
+        ]
+    )
+    t = ensembles(two)
+    assert _cell(t, "model_fixed", 3)["n_possible"] == 4 * 2  # one triple per design × readout
+    assert _cell(t, "model_free", 3)["n_possible"] == 8**3  # one of 8 readings per judge
+    designs = matrix(two).designs
+    # pairs: 8 design × readout cells × C(3, 2) judges; 12 judge × level (scale) × readout
+    for strategy, n in (("model_fixed", 8 * 3), ("scale", 12), ("prompt", 12)):
+        cell = draw(designs, strategy, 2, max_ensembles=10**6, seed="x")
+        readouts = [{designs["readout"][i] for i in m} for m in cell.members.tolist()]
+        assert cell.n_possible == n and all(len(r) == 1 for r in readouts)
+    one = ensembles(grid.with_columns(readout=pl.lit("answer")))
+    assert one.equals(ensembles(grid))
+    holdout = ensemble_holdout(two)
+    chosen = holdout.filter(strategy="model_fixed")["members"].item()
+    assert chosen.count("/expected") in (0, 3)  # a model_fixed triple reads one way

@@ -164,3 +164,13 @@ def test_readouts_double_the_designs_with_no_extra_call(tmp_path: Path) -> None:
     expected = two.filter(readout="expected")
     assert (expected["n_items"] == 6).all()
     assert not expected["mae"].equals(answer["mae"])  # read from the planted distributions
+    # the readout is a design factor downstream too: the decomposition's components, the
+    # D-study's 1–2 readouts averaged, the ensembles' model_free pool of both readings
+    components = warehouse.read_table(settings, "variance_components", "readouts")
+    type1 = components.filter(method="type1_anova")
+    assert {"readout", "scale:readout"} <= set(type1["component"])
+    assert "readout" in set(components.filter(method="random_ems")["component"])
+    d = warehouse.read_table(settings, "d_study", "readouts")
+    assert sorted(d["n_readouts"].unique()) == [1, 2]
+    singles = warehouse.read_table(settings, "ensembles", "readouts")
+    assert singles.filter(strategy="model_free", size=1)["n_possible"].item() == 4

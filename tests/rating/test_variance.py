@@ -17,6 +17,8 @@ from schemas.variance_components import SEQUENTIAL as COMPONENTS
 from tasks import warehouse
 from tasks.rating.variance import FACTORS, variance_components
 
+# a rating study's sequential components with one readout (no order, no readout terms)
+RATING = [c for c in COMPONENTS if "order" not in c and "readout" not in c]
 COLUMNS = ["study", "kind", "judge", "model", "prompt_level", "scale", "item_id", "score_1to7"]
 
 
@@ -100,7 +102,7 @@ def test_dominant_model_effect_gets_the_largest_share_and_shares_sum_to_one() ->
 
     table = variance_components(_crossing(3, 3, 4, 40, effect))
     shares = {r["component"]: r["eta_sq"] for r in table.iter_rows(named=True)}
-    assert list(shares) == [c for c in COMPONENTS if "order" not in c]  # a rating study's
+    assert list(shares) == RATING  # a rating study's, read one way
     assert max(shares, key=shares.get) == "judge" and shares["judge"] > 0.9
     assert sum(shares.values()) == pytest.approx(1.0, abs=1e-9)
     dfs = dict(table.select("component", "df").iter_rows())
@@ -128,7 +130,7 @@ def _dense_reference(frame: pl.DataFrame) -> list[tuple[str, int, float]]:
     y = f["score_1to7"].to_numpy()
     blocks = [np.ones((len(f), 1))]
     rss, rank, out = float(((y - y.mean()) ** 2).sum()), 1, []
-    for term in [c for c in COMPONENTS[:-1] if "order" not in c]:  # a rating study's terms
+    for term in RATING[:-1]:  # a rating study's terms
         blocks.append(pd.get_dummies(f[term]).to_numpy(dtype=float))
         x = np.hstack(blocks)
         beta = np.linalg.lstsq(x, y, rcond=None)[0]
@@ -305,3 +307,72 @@ def test_a_judge_missing_most_items_is_left_out_by_name() -> None:
     random = tables(holed)["variance_components"].filter(pl.col("method") == "random_ems")
     note = random.filter(pl.col("component") == "item")["note"].item()
     assert "10 of 10 items, 2 of 3 judge levels" in note and "(left out: judge j2)" in note
+
+
+def test_a_second_readout_is_a_factor_of_both_decompositions_and_the_d_study() -> None:
+    """A study reading each call two ways (readouts = ["answer", "expected"]): the readout is a
+    fourth design factor. With a planted readout offset and missing items, the sequential SS
+    equal statsmodels' type I ANOVA in the order judge, prompt level, scale, readout, item,
+    the six two-way terms, judge × item; the G-study's σ² equal the EMS solution of the
+    four-facet crossing; the D-study adds 1–2 readouts averaged."""
+    from tasks import gtheory
+    from tasks.rating.variance import tables
+
+    rng = np.random.default_rng(11)
+    base = _crossing(2, 2, 2, 16, lambda j, p, c, i, r: 4 + 0.5 * j + 0.3 * np.cos(i), seed=2)
+    offset = {"answer": 0.0, "expected": -0.8}
+    frame = pl.concat(
+        base.with_columns(
+            readout=pl.lit(r),
+            score_1to7=pl.col("score_1to7") + offset[r] + rng.normal(0, 0.3, base.height),
+        )
+        for r in ("answer", "expected")
+    )
+    out = tables(frame)
+    type1 = out["variance_components"].filter(pl.col("method") == "type1_anova")
+    expected_order = [
+        "judge", "prompt_level", "scale", "readout", "item",
+        "judge:prompt_level", "judge:scale", "judge:readout",
+        "prompt_level:scale", "prompt_level:readout", "scale:readout",
+        "judge:item", "residual",
+    ]  # fmt: skip
+    assert type1["component"].to_list() == expected_order
+    shares = dict(type1.select("component", "eta_sq").iter_rows())
+    assert shares["readout"] > 0.1  # the planted offset: 0.8² / 4 against σ² 0.09 noise
+
+    sampled = frame.sample(fraction=0.8, seed=4)  # missing cells: order matters, still exact
+    formula = (
+        "score_1to7 ~ C(judge) + C(prompt_level) + C(scale) + C(readout) + C(item_id)"
+        " + C(judge):C(prompt_level) + C(judge):C(scale) + C(judge):C(readout)"
+        " + C(prompt_level):C(scale) + C(prompt_level):C(readout) + C(scale):C(readout)"
+        " + C(judge):C(item_id)"
+    )
+    sm = anova_lm(smf.ols(formula, sampled.to_pandas()).fit(), typ=1)
+    ours = variance_components(sampled)
+    assert ours["component"].to_list() == expected_order
+    assert ours["ss"].to_list() == pytest.approx(sm["sum_sq"].to_list(), abs=1e-8)
+    assert ours["df"].to_list() == sm["df"].astype(int).to_list()
+
+    random = out["variance_components"].filter(pl.col("method") == "random_ems")
+    facets = (*FACTORS, "readout")
+    ems = gtheory.g_study(frame.rename({"score_1to7": "y"}), facets, "y")[0]
+    assert len(ems) == 2**5 - 1
+    got = dict(random.select("component", "variance").iter_rows())
+    assert got == pytest.approx({r["component"]: r["variance"] for r in ems})
+    assert got["readout"] > 0.2  # σ²(readout) of two levels 0.8 apart: 0.32
+
+    d = out["d_study"]
+    assert d.height == 5 * 3 * 4 * 2 and sorted(d["n_readouts"].unique()) == [1, 2]
+    one = d.filter(pl.col("n_readouts") == 1)["phi"].to_numpy()
+    two = d.filter(pl.col("n_readouts") == 2)["phi"].to_numpy()
+    assert (two > one).all()  # averaging the readouts' offsets away raises Φ
+
+
+def test_one_readout_keeps_the_three_factor_decomposition() -> None:
+    """A study with the default single readout has no readout component and no n_readouts."""
+    from tasks.rating.variance import tables
+
+    frame = _crossing(2, 2, 2, 10, lambda j, p, c, i, r: 4 + j + r.normal(0, 0.3))
+    out = tables(frame.with_columns(readout=pl.lit("answer")))
+    assert not out["variance_components"]["component"].str.contains("readout").any()
+    assert out["d_study"]["n_readouts"].is_null().all()
