@@ -13,8 +13,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# tests/ itself, as pytest puts it on the path: `tests.…` would find the top-level `tests`
+# package that ppi-python's wheel installs into site-packages
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from tests.test_bad_inputs import CASES, run_cli, write_case
+from test_bad_inputs import CASES, run_cli, write_case
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from filestudy import write_study
 
 from judgelab.settings import Settings
 from judgelab.study import StudyError, load_study
@@ -13,7 +14,6 @@ from schemas.validate import TableError
 from tasks import ppi, warehouse
 from tasks.benchmarks.labelfile import read_labels, study_labels
 from tasks.corrected import DESIGN, corrected, share_of_items
-from tests.filestudy import write_study
 
 
 def _design(judge: str, item_ids: list[str], values: np.ndarray, **names) -> pl.DataFrame:
@@ -157,9 +157,10 @@ def test_view_adds_labels_saved(settings: Settings):
 
 
 def test_accuracy_stage_uses_resolved_verdicts_and_reference_labels(tmp_path: Path):
+    from accuracy.test_accuracy import AB
+
     from judgelab.study import Analysis
     from tasks.accuracy.stages import _corrected
-    from tests.accuracy.test_accuracy import AB
 
     study = load_study(Path("studies/accuracy.toml"))
     assert _corrected(study, AB).height == 0  # no labelled subset, no rows
@@ -242,8 +243,9 @@ def test_label_planner_uses_each_design_s_own_spreads():
 
 
 def test_report_figure_draws_each_estimate_once_per_design(settings: Settings):
+    from report.layout import legends_over_data, overlapping_labels
+
     from tasks.report.figures import corrected as draw
-    from tests.report.layout import legends_over_data, overlapping_labels
 
     values, key, _, _ = _rating_study(n=300)
     labels, source, answer_key = study_labels(None, 0.2, 0, key, key["item_id"], "rating")
