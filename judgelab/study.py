@@ -130,10 +130,11 @@ class Analysis(BaseModel):
     # TOST margin: a difference inside ±margin "does not matter". Ratings: points on 1–7
     # (default 0.2); accuracy: percentage points (default 5)
     equivalence_margin: float | None = Field(default=None, gt=0)
-    # rating studies: how a stored call becomes a score, each readout a design of its own at no
-    # extra call: "answer" the parsed answer, "expected" Σ p·v over the judge's stored
-    # distribution on the scale's grid (calls without one: status "missing" under it). The
-    # first listed is the one the variance decomposition and the ensembles use.
+    # rating and grading studies: how a stored call becomes a score, each readout a design of
+    # its own at no extra call: "answer" the parsed answer, "expected" Σ p·v over the judge's
+    # stored distribution on the scale's grid (calls without one: status "missing" under it).
+    # A design choice like the others: a factor of the variance decomposition, held fixed by
+    # the ensemble strategies that fix the design. The power planner's pilot is the first.
     readouts: list[Literal["answer", "expected"]] = Field(default=["answer"], min_length=1)
 
     @field_validator("readouts")
@@ -311,6 +312,17 @@ class Study(BaseModel):
             raise ValueError(f"a {self.type} study has no [rewriter]")
         StudyType.named(self.type).load("checks")(self)
         return self
+
+    @model_validator(mode="after")
+    def readouts_fit(self) -> Study:
+        """A second readout only where the type's scores have one (StudyType.readouts)."""
+        record = StudyType.named(self.type)
+        if self.analysis.readouts == ["answer"] or record.readouts:
+            return self
+        said = f'a {self.type} study reads each answer one way (readouts = ["answer"])'
+        if "tbl_calibration" in record.report_views:
+            said += ": its verdicts' probabilities are judged in tbl_calibration instead"
+        raise ValueError(said)
 
     @model_validator(mode="after")
     def labels_fit(self) -> Study:

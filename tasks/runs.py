@@ -79,6 +79,11 @@ def metric_snapshot(
         [pl.format(f"{k}={{}}", pl.col(k).cast(pl.String).fill_null("∅")) for k in keys],
         separator=" · ",
     )
+    if "readout" in table.columns:  # a second readout's rows are named apart; the parsed
+        # answer's keep the key they had before readouts existed, so runs compare across
+        other = pl.col("readout").fill_null("answer") != "answer"
+        named = row_key + pl.format(" · readout={}", "readout")
+        row_key = pl.when(other).then(named).otherwise(row_key)
     long = (
         table.select(row_key.alias("row_key"), *[pl.col(m).cast(pl.Float64) for m in metrics])
         .unpivot(index="row_key", variable_name="metric", value_name="value")

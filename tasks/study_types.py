@@ -84,6 +84,10 @@ class StudyType:
     # "module:function" (template, scale) → the system prompt; None: the shared renderer,
     # which chooses by the scale's shape (tasks/judging/prompts.py render_system)
     render_system: str | None = None
+    # the type's scores read a call as its parsed answer or its expected score over the stored
+    # distribution ([study.analysis] readouts); False: verdicts and winners, whose
+    # probabilities are the calibration tables' (tbl_calibration), not a second score
+    readouts: bool = False
 
     def load(self, field: str) -> Any:
         """The object a dotted-path field names, imported now."""

@@ -82,6 +82,8 @@ ADDED: dict[str, dict[str, object]] = {
     # before readouts were a design factor: one readout, none averaged over
     "d_study": {"n_readouts": None},
     "corrected": {"readout": "answer"},
+    "grading_scores": {"readout": "answer"},
+    "grading_metrics": {"readout": "answer"},
     "threshold_shares": {"abs_bias_h": None, "abs_bias_df": None, "abs_bias_p": None},
     "tone_gaps": {"n_calls": None, "n_failed": None, "n_error": None},
     # before human ties: none stored, so every labelled unit without a combined tie is untied

@@ -48,6 +48,18 @@ def test_snapshot_is_long_and_names_rows() -> None:
     assert bias["value"][0] is None  # NaN is stored as null, not as a number
 
 
+def test_a_second_readout_s_rows_are_named_apart_and_the_answer_s_keep_their_key() -> None:
+    """readouts = ["answer", "expected"] doubles a study's designs: the expected rows get their
+    own key (else the run-to-run comparison would pair answer with expected); the answer rows
+    keep the key a study without readouts had."""
+    two = pl.concat(
+        [metrics([("a", 0.1)]).with_columns(readout=pl.lit(r)) for r in ("answer", "expected")]
+    )
+    keys = runs.metric_snapshot("s", "r1", T0, "rating_metrics", two)["row_key"].unique()
+    old = runs.metric_snapshot("s", "r0", T0, "rating_metrics", metrics([("a", 0.1)]))
+    assert sorted(keys) == [old["row_key"][0], old["row_key"][0] + " · readout=expected"]
+
+
 def test_changes_since_the_last_run(tmp_path) -> None:
     settings = Settings(data_dir=tmp_path / "data")
     record(settings, "r1", T0, {"a": {"ok": 40}}, metrics([("a", 0.5), ("old", 0.1)]))

@@ -18,8 +18,12 @@ def grades_by_label(frame: pl.DataFrame) -> Figure | None:
     frame = finite_rows(frame, "grade_right", "grade_wrong")
     if frame.is_empty():
         return None
+    read = frame["readout"] if "readout" in frame.columns else pl.Series([None] * frame.height)
     designs = frame.select("study", "judge", "prompt_level").rows()
-    labels = [f"{s} · {j} · {p}" for s, j, p in designs]
+    labels = [  # a readout other than the parsed grade is named (Analysis.readouts)
+        f"{s} · {j} · {p}" + ("" if r in (None, "answer") else f" · {r}")
+        for (s, j, p), r in zip(designs, read, strict=True)
+    ]
     y = np.arange(len(labels))[::-1]
     fig = new_figure(1.3 + 0.35 * len(labels))
     ax, mae_ax = fig.subplots(1, 2, width_ratios=[2.2, 1], sharey=True)

@@ -63,6 +63,8 @@ def headline(rows: pl.DataFrame) -> Headline:
     ranked = graded.sort(["separation", "mae"], descending=[True, False], nulls_last=True)
     best = ranked.row(0, named=True)
     design = f"{best['judge']} · {best['prompt_level']}"
+    if best.get("readout") not in (None, "answer"):  # the expected grade (Analysis.readouts)
+        design += f" · {best['readout']}"
     top = f"{design} separates right from wrong candidates best: {best['separation']:g} of 4."
     full = (
         f"{design} tells right from wrong candidates best: separation {best['separation']:g} "

@@ -19,9 +19,9 @@ from tasks.rating.metrics import rating_metrics
 def grade_stage(study: Study, settings: Settings) -> int:
     """Stored answers of a grading study → `grading_scores` (grade and label on 1–7)."""
     plan = warehouse.read_table(settings, "plan", study.name, DESIGN_COLUMNS)
-    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score"])
+    judgments = store.latest_rows(settings.store_dir, ["key", "status", "score", "probs"])
     items = warehouse.read_table(settings, "grading_items", study.items_part)
-    scores = grade_scores(plan, judgments, items, load_scales())
+    scores = grade_scores(plan, judgments, items, load_scales(), study.analysis.readouts)
     warehouse.write_table(settings, scores, "grading_scores", study.name)
     return scores.height
 

@@ -34,6 +34,7 @@ STUDY_TYPE = StudyType(
     data_table="qa_data",
     checks="tasks.grading.study_type:check",
     stages="tasks.grading.study_type",
+    readouts=True,
     render_system="tasks.grading.prompts:render_system",
     headline="tasks.grading.report:headlines",
     power_note=(

@@ -26,6 +26,8 @@ STUDY_TYPE = StudyType(
         "tbl_pairwise_position",
         "tbl_pairwise_agreement",
         "tbl_pairwise_order_accuracy",
+        "tbl_calibration",
+        "tbl_calibration_bins",
     ),
     metric_source="pairwise_position",
     snapshot=(

@@ -43,6 +43,7 @@ STUDY_TYPE = StudyType(
         ("n_items", "bias", "mae", "kripp_alpha", "parse_failure_rate"),
     ),
     report="tasks.rating.report",
+    readouts=True,
     headline="tasks.rating.report:headlines",
     data_table="data",
     checks="tasks.rating.study_type:check",

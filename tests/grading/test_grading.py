@@ -3,6 +3,7 @@ grades beside the labels, the prompts, the study checks, and a run on the embedd
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -88,6 +89,19 @@ def test_grades_and_labels_meet_on_one_to_seven() -> None:
         ("missing", None, 1.0),
     ]
 
+    # read two ways (readouts = ["answer", "expected"]): the same calls, the expected grade
+    # Σ p·v over the stored distribution; a call stored without one has no expected grade
+    probs = json.dumps({"1": 0.0, "2": 0.0, "3": 0.5, "4": 0.5, "5": 0.0})
+    judgments = judgments.with_columns(probs=pl.Series([probs, None]))
+    both = grade_scores(plan, judgments, items, load_scales(), ["answer", "expected"])
+    expected = both.filter(readout="expected")
+    assert expected.select("status", "score", "score_1to7").rows() == [
+        ("ok", 3.5, 4.75),  # 1 + 6 · 2.5/4
+        ("unparseable", None, None),
+        ("missing", None, None),
+    ]
+    assert both.filter(readout="answer").drop("readout").equals(scores.drop("readout"))
+
 
 def test_examples_are_shown_on_the_grade_scale_per_level() -> None:
     scale = load_scales()["grade5"]
@@ -147,6 +161,8 @@ def test_the_headline_names_the_best_separating_design_and_the_spread() -> None:
     )
     assert said.top == "k · base separates right from wrong candidates best: 2.25 of 4."
     assert headline(rows.head(1)).full.endswith("(4 = perfectly apart).")
+    read = rows.with_columns(readout=pl.Series(["answer", "answer", "expected"]))
+    assert headline(read).top.startswith("k · base · expected separates")
     assert headline(rows.with_columns(pl.lit(None, pl.Float64).alias("separation"))).full == ""
 
 

@@ -174,3 +174,30 @@ def test_readouts_double_the_designs_with_no_extra_call(tmp_path: Path) -> None:
     assert sorted(d["n_readouts"].unique()) == [1, 2]
     singles = warehouse.read_table(settings, "ensembles", "readouts")
     assert singles.filter(strategy="model_free", size=1)["n_possible"].item() == 4
+
+
+@pytest.mark.parametrize(
+    ("study", "said"),
+    [
+        ("studies/pairwise.toml", "tbl_calibration instead"),
+        ("studies/accuracy.toml", "tbl_calibration instead"),
+        ("studies/tone.toml", "one way"),
+    ],
+)
+def test_a_type_without_a_second_readout_refuses_one(tmp_path: Path, study: str, said: str):
+    """Verdicts, winners and tone scores are read one way: a second readout is refused, not
+    ignored (a verdict's P(TRUE) is calibrated instead)."""
+    from judgelab.study import StudyError, load_study
+
+    text = Path(study).read_text()
+    assert "[study.analysis]" not in text or "readouts" not in text
+    path = tmp_path / Path(study).name
+    table = '[study.analysis]\nreadouts = ["answer", "expected"]\n'
+    if "[study.analysis]" in text:
+        path.write_text(text.replace("[study.analysis]\n", table, 1))
+    else:
+        path.write_text(text.replace("[[judges]]", table + "\n[[judges]]", 1))
+    with pytest.raises(StudyError, match=said):
+        load_study(path)
+    path.write_text(Path(study).read_text())
+    load_study(path)  # the study as shipped loads

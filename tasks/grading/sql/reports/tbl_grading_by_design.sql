@@ -8,15 +8,18 @@
 -- bias, mae, kripp_alpha (interval) with bootstrap 95% CIs, wilcoxon_p, p_holm: as in
 -- tbl_rating_performance, the label standing in for the human rating.
 -- n_failed: planned calls that failed (error, unparseable or out of range, tasks.notes.FAILED).
+-- readout (last): "answer", the parsed grade; "expected", the probability-weighted grade over the
+-- judge's stored distribution ([study.analysis] readouts = ["answer", "expected"]: each readout a
+-- design of its own, from the same calls).
 create or replace view tbl_grading_by_design as
 with per_item as (
-    select study, judge, prompt_level, scale, item_id, avg(score) as grade,
+    select study, judge, prompt_level, scale, readout, item_id, avg(score) as grade,
            any_value(human_1to7) = 7 as correct
     from stg_grading_scores
     where status = 'ok'
     group by all
 ), by_label as (
-    select study, judge, prompt_level, scale,
+    select study, judge, prompt_level, scale, readout,
            count(*) filter (where correct) as n_right,
            count(*) filter (where not correct) as n_wrong,
            avg(grade) filter (where correct) as grade_right,
@@ -50,7 +53,8 @@ select m.study,
        m.model,
        design_note(m.n_items, cast(round(m.n_planned * (m.parse_failure_rate + m.error_rate))
                                    as bigint), m.n_planned, 'item', ['wilcoxon', 'bootstrap'])
-           as note
+           as note,
+       m.readout
 from stg_grading_metrics m
-left join by_label l using (study, judge, prompt_level, scale)
-order by m.study, m.judge, sort_pos('prompt_level', m.prompt_level), m.prompt_level;
+left join by_label l using (study, judge, prompt_level, scale, readout)
+order by m.study, m.judge, sort_pos('prompt_level', m.prompt_level), m.prompt_level, m.readout;

@@ -2,5 +2,6 @@
 create or replace view stg_grading_metrics as
 select study, kind, judge, model, prompt_level, scale, n_planned, n_items, repeat_sd,
        parse_failure_rate, error_rate, bias, abs_bias, bias_lo, bias_hi, mae, mae_lo, mae_hi,
-       wilcoxon_w, wilcoxon_p, p_holm, p_bh, rank_biserial, kripp_alpha, alpha_lo, alpha_hi
+       wilcoxon_w, wilcoxon_p, p_holm, p_bh, rank_biserial, kripp_alpha, alpha_lo, alpha_hi,
+       readout
 from read_parquet('${warehouse}/grading_metrics/*.parquet', union_by_name = true);
