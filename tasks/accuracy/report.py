@@ -105,6 +105,7 @@ def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
     items one voter resolved says so first (tasks/accuracy/consensus.py `one_voter_notes`)."""
     from tasks import warehouse
     from tasks.accuracy.consensus import one_voter_notes
+    from tasks.report.calibration_note import with_calibration
 
     def rows(view: str, order: str = "") -> pl.DataFrame:
         sql = f"select * from {view} where list_contains(?, study){order}"
@@ -118,4 +119,5 @@ def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
         h = study_headline(designs.filter(mine), impact.filter(mine))
         note = voters.get(s)
         said[s] = Headline(h.top or note or "", " ".join(x for x in (note, h.full) if x))
+    said = with_calibration(said, rows("tbl_calibration"), studies)
     return {s: h for s, h in said.items() if h.full}

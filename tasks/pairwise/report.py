@@ -157,8 +157,11 @@ def console(settings: object, studies: list[str], table: pl.DataFrame) -> list:
 def headlines(settings: object, studies: list[str]) -> dict[str, Headline]:
     """Each study's headline (tasks/pairwise/headline.py) from its verdicts, as stored."""
     from tasks import warehouse
+    from tasks.report.calibration_note import with_calibration
 
-    sql = "select * from stg_pairwise_verdicts where list_contains(?, study)"
-    verdicts = warehouse.query(settings, sql, [studies])
+    sql = "select * from {} where list_contains(?, study)"
+    verdicts = warehouse.query(settings, sql.format("stg_pairwise_verdicts"), [studies])
     said = {study: study_headline(rows) for (study,), rows in verdicts.group_by("study")}
+    calibration = warehouse.query(settings, sql.format("tbl_calibration"), [studies])
+    said = with_calibration(said, calibration, studies)
     return {s: said[s] for s in studies if s in said and said[s].full}
