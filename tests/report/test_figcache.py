@@ -74,3 +74,21 @@ def test_code_version_follows_the_source(tmp_path: Path, monkeypatch) -> None:
     before = figcache.code_version()
     (tmp_path / "m.py").write_text("x = 2\n")
     assert figcache.code_version() != before
+
+
+def test_null_cells_key_alike_whatever_memory_is_under_them() -> None:
+    """An all-null column from a query carries whatever bytes its buffer got (Arrow leaves null
+    slots undefined): the same rows must give the same key, or a rerun redraws the figure."""
+    import pyarrow as pa
+
+    def with_buffer(values: list[int]) -> pl.DataFrame:
+        validity = pa.py_buffer(bytes([0]))  # three slots, all null
+        data = pa.py_buffer(pa.array(values, pa.int64()).buffers()[1].to_pybytes())
+        column = pa.Array.from_buffers(pa.int64(), 3, [validity, data], null_count=3)
+        return pl.from_arrow(pa.table({"n": column, "y": pa.array([0.1, 0.2, 0.3])}))
+
+    a, b = with_buffer([0, 0, 0]), with_buffer([7, 8, 9])
+    assert a.equals(b)
+    assert figcache.figure_key("v", bars, a, "p") == figcache.figure_key("v", bars, b, "p")
+    changed = b.with_columns(pl.col("y") + 1)
+    assert figcache.figure_key("v", bars, changed, "p") != figcache.figure_key("v", bars, b, "p")

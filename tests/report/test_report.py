@@ -390,7 +390,7 @@ def test_a_rewrite_with_the_same_rows_draws_nothing_and_gives_the_same_bytes(
     first = out.read_bytes()
 
     def no_drawing(*args: object) -> None:
-        raise AssertionError("a figure was drawn again")
+        raise AssertionError(f"a figure was drawn again: {args[0].__qualname__}")
 
     monkeypatch.setattr(plotting, "render", no_drawing)
     write_report(warehouse_run.settings, ["report-rating"], out)
