@@ -4,13 +4,12 @@ the study goes on (an alert channel must not fail the run it reports on)."""
 
 from __future__ import annotations
 
-import logging
 import os
 
 import httpx
 import polars as pl
-from prefect import get_run_logger
-from prefect.exceptions import MissingContextError
+
+from tasks.runlog import run_logger
 
 ENV = "JUDGELAB_ALERT_WEBHOOK"
 TIMEOUT = 5.0  # seconds: a slow channel must not hold a scheduled run
@@ -55,14 +54,6 @@ def message(lines: list[str], study: str, run_url: str | None = None) -> dict:
     return {"text": "\n".join(body)}
 
 
-def _logger() -> logging.Logger | logging.LoggerAdapter:
-    """The Prefect run's logger inside a run (the warning shows on it), else a plain one."""
-    try:
-        return get_run_logger()
-    except MissingContextError:  # outside a flow or task run
-        return logging.getLogger(__name__)
-
-
 def post_alert(
     lines: list[str], study: str, run_url: str | None = None, url: str | None = None
 ) -> bool:
@@ -75,12 +66,12 @@ def post_alert(
     try:
         response = httpx.post(url, json=message(lines, study, run_url), timeout=TIMEOUT)
     except (httpx.HTTPError, httpx.InvalidURL) as exc:  # refused, DNS, timeout, a bad URL
-        _logger().warning(
+        run_logger(__name__).warning(
             "drift alert webhook not reached (%s); alerts: %d", type(exc).__name__, len(lines)
         )
         return False
     if not response.is_success:
-        _logger().warning(
+        run_logger(__name__).warning(
             "drift alert webhook answered HTTP %d; alerts: %d", response.status_code, len(lines)
         )
         return False

@@ -111,3 +111,19 @@ def test_reparse_leaves_imported_answers_alone(setup: tuple) -> None:
     result = shared.reparse_stage.fn(load_study(study_file), settings)
     assert result == {"checked": 0, "changed": 0}
     assert set(store.latest_rows(settings.store_dir)["status"]) == {"ok"}
+
+
+def test_rows_outside_the_sample_are_left_out_and_counted_aloud(
+    setup: tuple, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A sampled study analyses its sampled pairs only: the imported rows on other pairs are
+    left out, and the run log says how many (never silently)."""
+    study_file, settings = setup
+    study_file.write_text(study_file.read_text().replace("sample_size = 0", "sample_size = 1"))
+    with caplog.at_level("WARNING", logger="tasks.imports.stage"):
+        written, counts, verdicts = run(study_file, settings)
+    planned = sum(c["planned"] for c in counts.values())
+    assert 0 < written == planned == verdicts.height < 10
+    (said,) = [r.getMessage() for r in caplog.records if "left out" in r.getMessage()]
+    assert f": {10 - written} of 10 imported rows are on items outside the sample" in said
+    assert "sample_size = 1" in said
