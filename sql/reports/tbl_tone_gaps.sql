@@ -1,5 +1,7 @@
--- Does a judge score the same text higher when it sounds confident (native) than when it sounds
--- hesitant (non-native), and by more than asking it again moves a score? gap = mean over texts of
+-- Does a judge score the same text higher in one wording than in another, facts frozen, and by
+-- more than asking it again moves a score? Per axis (contrast = pole A vs pole B): confidence
+-- (high vs low: confident vs hedged), fluency (native vs non-native), verbosity (padded vs the
+-- original) and formatting (bullets vs the original prose). gap = mean over texts of
 -- mean score(A) − mean score(B), 1–10; gap_lo / gap_hi: the gap's 95% bootstrap CI over texts;
 -- wilcoxon_p: the paired Wilcoxon test's p. noise = the SD one text's gap has from repeat noise alone (pooled repeat SD ×
 -- sqrt(2 / repeats)); distinguishable: the CI excludes 0 and |gap| > noise (gap_to_noise beyond
