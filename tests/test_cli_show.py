@@ -148,9 +148,11 @@ def test_tables_lists_report_views_by_study_type_first(capsys: pytest.CaptureFix
     reports = sorted(v for v in files if v.startswith("tbl_"))
     grouped = [v for views in report_groups().values() for v in views]
     assert sorted(set(grouped)) == reports  # every report view in a group
-    # once per group; in several only when study types share it (judge-corrected estimates)
+    # once per group; in several only when study types share it (judge-corrected estimates;
+    # calibration of verdicts and of pairwise winners)
     assert all(len(set(views)) == len(views) for views in report_groups().values())
-    assert {v for v in grouped if grouped.count(v) > 1} == {"tbl_corrected"}
+    shared = {"tbl_corrected", "tbl_calibration", "tbl_calibration_bins"}
+    assert {v for v in grouped if grouped.count(v) > 1} == shared
     assert main(["tables"]) == 0
     lines = capsys.readouterr().out.splitlines()
     listed = [ln.split()[0] for ln in lines if ln.startswith("  ")]
