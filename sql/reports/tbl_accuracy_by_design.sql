@@ -3,11 +3,21 @@
 -- subset: tbl_accuracy_by_model.)
 -- Over the items the design resolved that have a truth: acc_pct: verdicts that match the truth;
 -- leniency_pct: the share of errors that are false TRUEs (null without errors); true_pct:
--- verdicts TRUE. unparseable_pct: unparseable answers, percent of every planned call. repeat_sd is
--- run-to-run noise: the SD of the design's repeat verdicts (0/1) per item, averaged over its
+-- verdicts TRUE. unparseable_pct: unparseable answers, percent of every planned call. repeat_sd:
+-- run-to-run noise, the SD of the design's repeat verdicts (0/1) per item, averaged over its
 -- items with at least two ok repeats (all items); null when the study has repeats = 1.
--- n_items: items with an ok verdict (n_scored of them have a truth, n_no_truth do not), the
--- column every per-design view shares.
+-- reasoning_effort: the reasoning effort the judge was asked for ("default": none sent, the
+-- provider's own; "n/a": the provider has no such control).
+-- n_full / n_near / n_ambiguous: the scored items (n_scored) in one consensus subset: full,
+-- every voter agrees; near, at least analysis.near_agreement of them (default 0.9) but not all;
+-- ambiguous, the rest and the items with fewer than analysis.min_designs voters.
+-- acc_full_pct / acc_near_pct / acc_ambiguous_pct: acc_pct over that subset's items (null when
+-- it has no scored item).
+-- n_items: the items scored (n_scored: resolved by the design's ok repeats, with a truth) plus
+-- the planned items with no truth (n_no_truth, resolved or not), the column every per-design
+-- view shares. truth_source: where the items' truth comes from: reference (the benchmark's
+-- label), consensus (the voters' majority, where there is no reference or analysis.truth =
+-- "consensus") or mixed (some items each).
 -- n_failed: planned calls whose stored result is a provider error, an unparseable answer or an
 -- out-of-range one (macro call_failed over stg_verdicts; a call not made yet is not failed);
 -- error_rate: provider errors ÷ planned calls (a judge whose every call failed: 1.0).

@@ -12,6 +12,13 @@
 -- counts, false TRUEs and false FALSEs summed over the judge's designs. mean_repeat_sd: the
 -- designs' run-to-run noise (repeat_sd of stg_accuracy_metrics, SD of 0/1 repeat verdicts per
 -- item) averaged; null when repeats = 1.
+-- subset: the items by consensus agreement: all (every item), full (every voter agrees), near
+-- (at least analysis.near_agreement of the voters, default 0.9, but not all) or ambiguous (the
+-- rest, and items with fewer than analysis.min_designs voters).
+-- n_designs: the designs with a scored item in the subset. mean_acc_pct / min_acc_pct /
+-- max_acc_pct: the mean, min and max of their acc_pct (tbl_accuracy_by_design's, per subset);
+-- mean_leniency_pct / min_leniency_pct / max_leniency_pct: the same of leniency_pct, the share
+-- of errors that are false TRUEs, over the designs that made an error.
 create or replace view tbl_accuracy_by_model as
 select study,
        subset,

@@ -15,8 +15,12 @@
 -- 0 even for a calibrated judge. ece_null_hi: the ECE a judge calibrated by construction with
 -- the same probabilities exceeds 5% of the time (consistency resampling, the calls of an item
 -- or pair sharing one truth, so repeats are not independent evidence); miscalibrated: ece >
--- ece_null_hi. tbl_calibration_bins has each design's reliability diagram.
+-- ece_null_hi. Each design's reliability diagram is in tbl_calibration_bins.
 -- note: why a design has no numbers (no distribution stored, no truth), or why no interval.
+-- study_type: accuracy or pairwise, which sets the event. event: the answer whose probability
+-- is calibrated: TRUE (accuracy) or A, the answer shown first is better (pairwise).
+-- reasoning_effort: the reasoning effort the judge was asked for ("default": none sent, the
+-- provider's own; "n/a": the provider has no such control).
 create or replace view tbl_calibration as
 select study,
        study_type,

@@ -3,6 +3,10 @@
 -- ((bin_lo, bin_hi], the first from 0); n: scored calls in the bin; mean_p: their mean
 -- probability; observed: the share of them where the event was true. A calibrated judge's bins
 -- lie on the diagonal observed = mean_p; a bin below it: the event is rarer than the judge says.
+-- study_type: accuracy (the event is a TRUE verdict) or pairwise (the event is A, the answer
+-- shown first is better).
+-- reasoning_effort: the reasoning effort the judge was asked for ("default": none sent, the
+-- provider's own; "n/a": the provider has no such control).
 create or replace view tbl_calibration_bins as
 select study,
        study_type,

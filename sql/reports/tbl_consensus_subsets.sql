@@ -1,10 +1,18 @@
 -- How many items do the voters agree on fully, nearly or not; how often is that the reference?
--- Percent. votes is [study.analysis] consensus_votes, the voters: "model" (default) gives each
--- judge one vote, the majority of its designs, so a judge run at two reasoning efforts does not
--- outvote one run at one; "design" gives every design a vote. match_pct is over items with both
--- a consensus and a reference. An item with fewer voters than min_designs is 'ambiguous' with
--- no label, even at agreement 1.0 (one voter agreeing with itself): the run and the report say
--- "One voter: no consensus" (tasks/accuracy/consensus.py one_voter_notes).
+-- Percent. votes: [study.analysis] consensus_votes, the voters: "model" (default) gives each judge
+-- one vote, the majority of its designs, so a judge run at two reasoning efforts does not outvote
+-- one run at one; "design" gives every design a vote. An item with fewer voters than min_designs is
+-- 'ambiguous' with no label, even at agreement 1.0 (one voter agreeing with itself): the run and
+-- the report say "One voter: no consensus" (tasks/accuracy/consensus.py one_voter_notes).
+-- subset: the items by consensus agreement: all (every item), full (every voter agrees), near
+-- (at least analysis.near_agreement of the voters, default 0.9, but not all) or ambiguous (the
+-- rest, and items with fewer than analysis.min_designs voters).
+-- n_items: the subset's items (every item a design was asked about); items_pct: n_items as a
+-- percent of the study's items. n_with_reference: the subset's items with a reference label;
+-- n_compared: the subset's items with both a reference and a consensus label. match_pct: percent of
+-- the n_compared items whose consensus label equals the reference (null when n_compared = 0).
+-- mean_agreement: the mean over the subset's items with a voter of the agreement, the share of
+-- voters on the majority side, max(share TRUE, 1 − share TRUE): 0.5 to 1.
 create or replace view tbl_consensus_subsets as
 with per_subset as (
     select study,

@@ -11,7 +11,7 @@
 -- the humans however narrow it is.
 -- ppi_mean / ppi_lo / ppi_hi: prediction-powered inference (Angelopoulos et al. 2023): the
 -- judge's mean on the unlabelled items plus its mean error against the humans on the labelled
--- ones, with its 95% CI; power-tuned as ppi_py.ppi_mean_ci by default (PPI++), ppi_lambda the
+-- ones, with its 95% CI; power-tuned as ppi_py.ppi_mean_ci by default (PPI++); ppi_lambda: the
 -- weight the judge got (1: plain PPI; 0: the labels alone, the judge told nothing).
 -- rg_rate / rg_lo / rg_hi (accuracy only): the Rogan–Gladen TRUE-rate, (judge rate +
 -- specificity − 1) / (sensitivity + specificity − 1), clipped to [0, 1], with a percentile-
@@ -30,6 +30,8 @@
 -- readout (last, appended): how a call became the judge's value: "answer" (the parsed answer;
 -- every accuracy design), or "expected" (a rating study's probability-weighted score, when it
 -- lists readouts = ["answer", "expected"]: each readout is a design corrected on its own).
+-- reasoning_effort: the reasoning effort the judge was asked for ("default": none sent, the
+-- provider's own; "n/a": the provider has no such control).
 create or replace view tbl_corrected as
 select study, kind, judge, prompt_level, scale, reasoning_effort, label_source,
        n_items, n_labelled,

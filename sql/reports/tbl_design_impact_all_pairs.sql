@@ -10,8 +10,16 @@
 -- ≤ 50 differences with no zero and no tie, else the normal approximation with tie and
 -- continuity corrections (tasks.stats.signed_rank). sig_holm_pct / sig_bh_pct: significant
 -- after Holm / Benjamini–Hochberg (5%) over the family of every pair of designs of the study.
--- meaningful: |mean difference| above analysis.meaningful_diff; equivalent: the pair's TOST
--- 90% CI lies inside ±analysis.equivalence_margin. Cuts via tasks/cuts.py.
+-- sig_pct: percent of the pairs with Wilcoxon p < 0.05. meaningful_pct: percent of the pairs
+-- with |mean difference| above analysis.meaningful_diff (default 0.2); equivalent_pct: percent
+-- of the pairs whose TOST 90% CI lies inside ±analysis.equivalence_margin (default 0.2). Cuts via
+-- tasks/cuts.py.
+-- n_differ: how many of judge, prompt level, scale and readout the row's pairs differ in, '1'
+-- to '4', or 'all' for every pair of the study and kinds pooled.
+-- kinds: the kinds of the pair's two designs, joined in alphabetical order: judge-judge,
+-- baseline-judge or baseline-baseline (a baseline is an offline classifier scored as a judge).
+-- mean_abs_diff / max_abs_diff: the mean and the largest, over the n_compared pairs, of the
+-- pair's |mean difference| (mean of a − b over the items both scored, 1–7).
 -- n_unscored_designs: the study's designs of these kinds with no scored item (every call
 -- failed, or none was made yet): they are in no pair here (tbl_rating_performance lists them
 -- with their error_rate and note).

@@ -1,5 +1,9 @@
 -- Which judge agrees best with humans (interval α) in each study × prompt level × scale cell?
 -- Ranked within a readout (readout: "answer" or "expected", as in tbl_rating_performance).
+-- rank: the judge's place by kripp_alpha within its study × kind × prompt level × scale ×
+-- readout cell, 1 = the highest α, ties sharing a place; null when its α is null. n_judges: the
+-- cell's judges, ranked or not. kripp_alpha: Krippendorff's interval α of the judge and the
+-- human mean as two coders. mae: mean over items of |judge − human|.
 create or replace view tbl_judge_ranking as
 select study,
        kind,

@@ -1,15 +1,26 @@
 -- Tables 9–10 analogue: threshold shares and averages with and without the outlier scale; big moves flagged.
--- The outlier scale is the study setting analysis.outlier_scale. flagged is the paper's bold,
+-- The outlier scale is the study setting analysis.outlier_scale. flagged: the paper's bold,
 -- as Table 9's caption has it ("The caption identifies bold values as differences of at least
 -- 15 percentage points or 0.05 in mean absolute bias."): a change of ≥ 15 points in a share
 -- (significant, |bias| > 0.2 / 0.3, MAE > 0.5, medium-to-large effect) or of ≥ 0.05 in mean
--- |bias|. flagged_broad is judgelab's wider net, not the paper's: flagged, or a change of
+-- |bias|. flagged_broad: judgelab's wider net, not the paper's: flagged, or a change of
 -- ≥ 0.05 in mean signed bias or in mean MAE. Both cuts go through the at_least macro
 -- (tasks/cuts.py): a change of 14.999999999999993 points is 15.
--- sig_holm_* / sig_bh_*: the share significant after Holm / Benjamini–Hochberg (5%) over the
--- family the study tests, its designs of one kind against the humans (Wilcoxon p per design:
--- exact distribution for ≤ 50 differences with no zero and no tie, else normal approximation
--- with tie and continuity corrections); shown, not part of flagged.
+-- sig_holm_all / sig_holm_without / sig_bh_all / sig_bh_without: the share significant after Holm /
+-- Benjamini–Hochberg (5%) over the family the study tests, its designs of one kind against the
+-- humans (Wilcoxon p per design: exact distribution for ≤ 50 differences with no zero and no tie,
+-- else normal approximation with tie and continuity corrections); shown, not part of flagged.
+-- grouping: what the row's designs are grouped by: all (every design, group "(all)"),
+-- prompt_level, model (one group per judge) or readout (only when the study has two readouts).
+-- Each measure comes twice: _all over the group's designs with a scored item, _without over
+-- those less the ones on the outlier scale. without: the subset compared, "without <scale>".
+-- n_all / n_without: the designs with a scored item, all / less the outlier scale's.
+-- sig_all / sig_without: percent of the designs with Wilcoxon p < 0.05; bias02_all /
+-- bias02_without: percent with |bias| > 0.2 (1–7); bias03_all / bias03_without: percent with
+-- |bias| > 0.3; mae05_all / mae05_without: percent with MAE > 0.5; ml_all / ml_without:
+-- percent with a medium-to-large effect, |rank-biserial r| ≥ 0.3. bias_all / bias_without:
+-- the designs' mean bias (judge − human, 1–7); abs_bias_all / abs_bias_without: their mean
+-- |bias|; mae_all / mae_without: their mean MAE.
 create or replace view tbl_outlier_scale as
 with pairs as (
     select a.study, a.kind, a.grouping, a."group", w.subset as without,

@@ -10,6 +10,12 @@
 -- provider error, an unparseable answer or an out-of-range one (macro call_failed; a call not
 -- made yet is not failed); error_rate: provider errors ÷ planned calls. note (macro
 -- design_note): a design with no scored pair says so and why (no test or interval here).
+-- n_agree: labelled units whose combined verdict is the human's label (a tie matching a tie
+-- only); n_combined_ties: labelled units whose combined verdict is a tie (the orders disagree,
+-- or both say tie); n_untied_units: labelled units where neither the combined verdict nor the
+-- human says tie.
+-- reasoning_effort: the reasoning effort the judge was asked for ("default": none sent, the
+-- provider's own; "n/a": the provider has no such control).
 create or replace view tbl_pairwise_agreement as
 with calls as (
     select study, judge, prompt_level, reasoning_effort,

@@ -1,12 +1,15 @@
 -- Position bias per pairwise design: each pair is judged in both orders (MT-Bench's swap). Percent.
 -- The design-sensitivity paper notes "Prior work also documents position, verbosity, and
 -- self-preference biases"; MT-Bench measures position bias by swapping the two answers and
--- counting verdicts that change. consistency_pct: pair × repeat units (both orders parsed) with
--- the same winner in both orders, ties as stated; flips split into first_both (A won both
--- times), second_both and tie_mixed. bias_pp: share of decisive answers won by the answer shown
--- first, minus 50; bias_lo_pp / bias_hi_pp: bias_pp's 95% percentile-bootstrap interval over
--- pairs.
--- p_value: exact two-sided sign test over pairs (pairs leaning first vs second);
+-- counting verdicts that change. consistency_pct: pair × repeat units (both orders parsed) with the
+-- same winner in both orders, ties as stated; n_flips: the units whose winner changes with the
+-- order. first_both: flips where the answer shown first won in both orders; second_both: flips
+-- where the answer shown second won in both; tie_mixed: flips with a tie in one order. first_pct:
+-- the share of decisive answers won by the answer shown first, percent. bias_pp: share of decisive
+-- answers won by the answer shown first, minus 50; bias_lo_pp / bias_hi_pp: bias_pp's 95%
+-- percentile-bootstrap interval over pairs.
+-- p_value: exact two-sided sign test over pairs (pairs leaning first vs second); n_pairs_first
+-- / n_pairs_second: pairs won more often in first / in second position (null without the test);
 -- p_holm: p_value adjusted over the study's designs (Holm); flagged: p_holm < 0.05. tie_pct:
 -- ties, percent of parsed answers.
 -- n_items: pairs with at least one parsed answer (n_pairs: all planned pairs). n_failed: calls
@@ -16,6 +19,8 @@
 -- call failed: 1.0). note (macro design_note): no scored pair and why, or too few pairs for the
 -- bootstrap CI (n_items < 10) or for the sign test (pairs leaning one way < 6: p < 0.05 is
 -- out of reach; a judge that always answers "A" over 5 pairs has bias [50, 50] and p 0.0625).
+-- reasoning_effort: the reasoning effort the judge was asked for ("default": none sent, the
+-- provider's own; "n/a": the provider has no such control).
 create or replace view tbl_pairwise_position as
 with calls as (
     select study, judge, prompt_level, reasoning_effort,

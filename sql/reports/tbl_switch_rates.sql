@@ -8,6 +8,17 @@
 -- Against the same judge and effort on the base prompt. Percent of the items both designs
 -- resolved that have a truth; net = accuracy change on those items. No test is made here, so no
 -- share of significant tests to adjust (the same pairs' McNemar tests: tbl_verdict_impact_pairs).
+-- subset: the items by consensus agreement: all (every item), full (every voter agrees), near
+-- (at least analysis.near_agreement of the voters, default 0.9, but not all) or ambiguous (the
+-- rest, and items with fewer than analysis.min_designs voters).
+-- reasoning_effort: the reasoning effort the judge was asked for ("default": none sent, the
+-- provider's own; "n/a": the provider has no such control).
+-- Over the n_items items: acc_base_pct / acc_level_pct: percent right on the base prompt / at
+-- the in-context level; wrong_to_right_pct: percent wrong on the base prompt and right at the
+-- level; right_to_wrong_pct: the reverse; net_change_pct = wrong_to_right_pct −
+-- right_to_wrong_pct, the same as acc_level_pct − acc_base_pct; true_to_false_pct: percent the
+-- base prompt called TRUE and the level FALSE; false_to_true_pct: the reverse. Null when
+-- n_items = 0.
 create or replace view tbl_switch_rates as
 select study,
        judge,

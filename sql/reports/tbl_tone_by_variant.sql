@@ -6,16 +6,26 @@
 -- fact_first_left_pct: fact_first's gap in percent of plain's when plain has one. A CI end on 0
 -- (within 1e-9) counts as containing 0.
 -- Multiple comparisons ("If the differences look random, the evaluator is more robust"), over
--- the family of tbl_tone_gaps (every gap test of the study): control_shows_gap_holm / _bh:
--- style_attention's Wilcoxon p after Holm / Benjamini–Hochberg is below 0.05;
--- defence_removes_gap_holm / _bh: plain's adjusted p is below 0.05 ('n/a' if not) and
--- fact_first's unadjusted p is not. The absence of a gap is judged without adjustment on
--- purpose: adjusting would make "no gap left" easier to claim, not harder.
+-- the family of tbl_tone_gaps (every gap test of the study): control_shows_gap_holm /
+-- control_shows_gap_bh: 'yes' when style_attention's Wilcoxon p after Holm / Benjamini–Hochberg is
+-- below 0.05; defence_removes_gap_holm / defence_removes_gap_bh: 'yes' when plain's adjusted p is
+-- below 0.05 ('n/a' if not) and fact_first's unadjusted p is not. The absence of a gap is judged
+-- without adjustment on purpose: adjusting would make "no gap left" easier to claim, not harder.
 -- Other prompt levels are in tbl_tone_gaps.
--- n_<level>: texts scored on both versions under that prompt level. n_failed / error_rate: the
--- three levels' calls that failed (provider error, unparseable, out of range) and the share of
--- provider errors among them all, as in tbl_tone_gaps. note: each level's note (macro
--- design_note, e.g. "plain: Wilcoxon over 3 texts: …"), joined by "; ".
+-- n_plain / n_style_attention / n_fact_first: texts scored on both versions under that prompt
+-- level. n_failed: the three levels' calls that failed (provider error, unparseable, out of
+-- range); error_rate: provider errors ÷ the three levels' planned calls, as in tbl_tone_gaps.
+-- note: each level's note (macro design_note, e.g. "plain: Wilcoxon over 3 texts: …"), joined
+-- by "; ".
+-- rewriter: who wrote the versions: lexical (judgelab's rule-based rewriter) or the LLM
+-- rewriter, by its [rewriter] name. axis: the style axis the versions move along
+-- (prompts/tone/axes/<axis>.toml: confidence, fluency, verbosity, formatting).
+-- contrast: pole A vs pole B of the axis (as in tbl_tone_gaps). gap_plain / plain_lo /
+-- plain_hi: the gap A − B (mean over texts of mean score A − mean score B, 1–10) under the
+-- plain prompt and its 95% bootstrap CI over texts; gap_style_attention / style_attention_lo /
+-- style_attention_hi: the gap A − B and its 95% bootstrap CI under the style-attention prompt;
+-- gap_fact_first / fact_first_lo / fact_first_hi: the gap A − B and its 95% bootstrap CI under
+-- the fact-first prompt.
 create or replace view tbl_tone_by_variant as
 with wide as (
     select study, judge, rewriter, axis,

@@ -3,7 +3,7 @@
 -- Multiple comparisons ("If the differences look random, the evaluator is more robust": of
 -- many criterion gaps some look real by chance): the family is every criterion test of the
 -- study, i.e. all its rows here (criteria × judges × prompt levels × rewriters × axes);
--- wilcoxon_p_holm / wilcoxon_p_bh are the p adjusted over it by Holm and Benjamini–Hochberg;
+-- wilcoxon_p_holm / wilcoxon_p_bh: the p adjusted over it by Holm / Benjamini–Hochberg;
 -- sig / sig_holm / sig_bh: that p < 0.05 (a p on 0.05 within 1e-9 is not below it).
 -- note (macro design_note): no text with the criterion scored on both versions, or too few
 -- texts for the Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap CI (< 10).
@@ -11,6 +11,16 @@
 -- scored text at all, are in tbl_tone_gaps.
 -- n_items: the same count as n_texts (a text is this study's item), under the name every
 -- per-design view shares.
+-- rewriter: who wrote the versions: lexical (judgelab's rule-based rewriter) or the LLM
+-- rewriter, by its [rewriter] name. axis: the style axis the versions move along
+-- (prompts/tone/axes/<axis>.toml: confidence, fluency, verbosity, formatting).
+-- criterion: a criterion of the rubric (prompts/scales.toml, e.g. claim, support, reasoning,
+-- relevance), scored 1–4. mean_a / mean_b: the mean over the texts of the criterion's score of
+-- the A / B version (each version: its ok repeats averaged). gap_lo / gap_hi: the gap's 95%
+-- percentile-bootstrap CI over texts (null when not bootstrapped or under 2 texts).
+-- wilcoxon_p: the paired Wilcoxon signed-rank test's two-sided p, A against B over the texts.
+-- rank_biserial: the Wilcoxon test's effect size, the matched-pairs rank-biserial r (positive: A
+-- scored higher).
 create or replace view tbl_tone_criteria as
 select study,
        judge,

@@ -1,6 +1,14 @@
 -- At each pass mark, how often does a text's verdict depend on its tone? Percent of texts whose
 -- version A passes (mean ≥ threshold) while version B fails, the reverse, and their difference
 -- (net > 0: the style of pole A buys passes), with both poles' pass rates.
+-- rewriter: who wrote the versions: lexical (judgelab's rule-based rewriter) or the LLM
+-- rewriter, by its [rewriter] name. axis: the style axis the versions move along
+-- (prompts/tone/axes/<axis>.toml: confidence, fluency, verbosity, formatting).
+-- threshold: the pass mark on the 1–10 overall score, swept from 1 to 10 in steps of 0.5.
+-- pass_a_pct / pass_b_pct: percent of the texts whose A / B version's mean score is at least
+-- the threshold. flip_a_pass_pct: percent of the texts whose A version passes and B version
+-- fails; flip_b_pass_pct: percent of the texts whose B version passes and A version fails;
+-- net_flip_pct = flip_a_pass_pct − flip_b_pass_pct.
 create or replace view tbl_tone_flips as
 select study,
        judge,

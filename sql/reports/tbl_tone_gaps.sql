@@ -3,9 +3,10 @@
 -- (high vs low: confident vs hedged), fluency (native vs non-native), verbosity (padded vs the
 -- original) and formatting (bullets vs the original prose). gap = mean over texts of
 -- mean score(A) − mean score(B), 1–10; gap_lo / gap_hi: the gap's 95% bootstrap CI over texts;
--- wilcoxon_p: the paired Wilcoxon test's p. noise = the SD one text's gap has from repeat noise alone (pooled repeat SD ×
--- sqrt(2 / repeats)); distinguishable: the CI excludes 0 and |gap| > noise (gap_to_noise beyond
--- ±1; a CI end on 0 or a |gap| on the noise within 1e-9 is not beyond its cut). win_ratio = texts
+-- wilcoxon_p: the paired Wilcoxon test's p. noise = the SD one text's gap has from repeat noise
+-- alone (pooled repeat SD × sqrt(2 / repeats)); gap_to_noise: gap ÷ noise; distinguishable:
+-- the CI excludes 0 and |gap| > noise (gap_to_noise beyond ±1; a CI end on 0 or a |gap| on the
+-- noise within 1e-9 is not beyond its cut). win_ratio = texts
 -- A > B per text B > A (ties left out; null when B never wins). flip_a_pass_pct /
 -- flip_b_pass_pct: the verdict (version mean ≥ threshold) passes for A and fails for B, and
 -- the reverse, in percent of texts; a_vs_orig /
@@ -22,6 +23,12 @@
 -- Wilcoxon test (< 6: p < 0.05 is out of reach) or for the bootstrap CI (< 10).
 -- n_items: the same count as n_texts (a text is this study's item), under the name every
 -- per-design view shares.
+-- rewriter: who wrote the versions: lexical (judgelab's rule-based rewriter) or the LLM
+-- rewriter, by its [rewriter] name. axis: the style axis the versions move along
+-- (prompts/tone/axes/<axis>.toml: confidence, fluency, verbosity, formatting).
+-- n_a_wins / n_b_wins: texts whose version A / B has the higher mean score; n_ties: texts whose
+-- two means are equal (within 1e-9). ok_a_pct / ok_b_pct: ok calls on the A / B versions,
+-- percent of their planned calls.
 create or replace view tbl_tone_gaps as
 select study,
        judge,

@@ -6,6 +6,13 @@
 -- prompt levels × rewriters × axes), adjusted by Holm (_holm) and Benjamini–Hochberg (_bh).
 -- Comparisons that share their texts repeat the same p_original test, so its correction is
 -- conservative.
+-- rewriter: who wrote the versions: lexical (judgelab's rule-based rewriter) or the LLM
+-- rewriter, by its [rewriter] name. axis: the style axis the versions move along
+-- (prompts/tone/axes/<axis>.toml: confidence, fluency, verbosity, formatting).
+-- p_original: the two-sided p of rho_original (null under 3 texts or with a constant side);
+-- p_original_holm / p_original_bh: p_original adjusted by Holm / Benjamini–Hochberg.
+-- p_gap_human: the two-sided p of rho_gap_human (null under 3 texts or with a constant side);
+-- p_gap_human_holm / p_gap_human_bh: p_gap_human adjusted by Holm / Benjamini–Hochberg.
 create or replace view tbl_tone_human as
 select study,
        judge,

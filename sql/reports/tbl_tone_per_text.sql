@@ -6,6 +6,10 @@
 -- gap table of the same comparison (stg_tone_gaps), so every axis has its numbers, the ones
 -- whose pole B is the text as written (verbosity, formatting) included. original_mean: the
 -- unrewritten original's mean, for reference.
+-- rewriter: who wrote the versions: lexical (judgelab's rule-based rewriter) or the LLM
+-- rewriter, by its [rewriter] name. axis: the style axis the versions move along
+-- (prompts/tone/axes/<axis>.toml: confidence, fluency, verbosity, formatting).
+-- text_id: the text (this study's item) the versions rewrite.
 create or replace view tbl_tone_per_text as
 with poles as (
     select distinct study, judge, prompt_level, rewriter, axis, pole_a, pole_b

@@ -11,6 +11,9 @@
 -- variance: the random-effects component σ² (score units squared; a negative estimate is 0).
 -- variance_pct: that σ² as a share of the study's summed σ², %.
 -- note: a negative estimate set to 0, and on the item row the balanced subset used.
+-- component: the source of variance: a factor (judge, prompt_level, scale, order, readout,
+-- item), an interaction of factors (e.g. judge:item) or residual. eta_sq_pct: eta², the
+-- component's sum of squares as a percent of the total (null when the scores do not vary).
 create or replace view tbl_variance_components as
 select study,
        component,

@@ -6,12 +6,21 @@
 -- tbl_verdict_impact_levels), then mean and max |difference| over the pairs of levels, all items.
 -- A two-level choice has one pair, so mean = max. Every judge is a level of model, with or
 -- without effort control; reasoning effort has only the judges with real efforts ("n/a" is none).
--- A row per choice with two or more levels; n_levels counts those with an accuracy.
--- Tests, over the single-choice design pairs (tbl_verdict_impact_pairs): sig_pct with McNemar
--- p < 0.05, sig_holm_pct and sig_bh_pct after Holm and Benjamini–Hochberg (FDR 5%) over the
--- family of all the study's pairs; equivalent: TOST at ±margin_pct points per pair, counted
--- (n_equivalent, n_not_equivalent, n_inconclusive) and decided per choice: "yes" every pair
--- equivalent, "no" one shown beyond the margin, else "inconclusive" (fct_verdict_choice_tests).
+-- A row per choice with two or more levels. choice: model (the judge), prompt_level or
+-- reasoning_effort; n_levels: the choice's levels with an accuracy. mean_acc_diff_pct /
+-- max_acc_diff_pct: the mean and the largest |accuracy difference| over the pairs of levels,
+-- percentage points; mean_leniency_diff_pct / max_leniency_diff_pct: the mean and the largest
+-- |leniency difference| over the pairs of levels, percentage points.
+-- Tests, over the single-choice design pairs (tbl_verdict_impact_pairs): n_pairs: the pairs of
+-- designs that differ in this choice alone; sig_pct: percent of the pairs with McNemar p < 0.05;
+-- sig_holm_pct / sig_bh_pct: percent of the pairs significant after Holm / Benjamini–Hochberg (FDR
+-- 5%) over the family of all the study's pairs; equivalent: TOST at ±margin_pct points per pair,
+-- counted and decided per choice: "yes" every pair equivalent, "no" one shown beyond the margin,
+-- else
+-- "inconclusive" (fct_verdict_choice_tests). margin_pct: the equivalence margin, points of
+-- accuracy ([study.analysis] equivalence_margin, default 5). n_equivalent / n_not_equivalent /
+-- n_inconclusive: the pairs whose 90% CI of the accuracy difference lies inside the margin /
+-- wholly beyond it / neither (or fewer than two shared items).
 -- n_unscored_designs: the study's designs with no scored item (every call failed, none was made
 -- yet, or no verdict resolved against a truth): no level or pair counts them
 -- (tbl_accuracy_by_design lists them with their error_rate and note).

@@ -4,6 +4,11 @@
 -- prompt_level = the mean over all judges of each one's mean over its efforts at that level;
 -- reasoning_effort = the mean over the judges with real efforts ("n/a" is none) of each one's
 -- mean over its prompt levels. Per subset; n_judges and n_designs are those with an accuracy.
+-- subset: the items by consensus agreement: all (every item), full (every voter agrees), near
+-- (at least analysis.near_agreement of the voters, default 0.9, but not all) or ambiguous (the
+-- rest, and items with fewer than analysis.min_designs voters).
+-- acc_pct: the level's accuracy, percent; leniency_pct: the level's leniency, the share of
+-- errors that are false TRUEs, percent (null when no design behind it erred).
 create or replace view tbl_verdict_impact_levels as
 select study,
        subset,

@@ -9,6 +9,12 @@
 -- equivalent (choice rows): the TOST verdict of the choice's single-choice design pairs at
 -- ±5 points by default ([study.analysis] equivalence_margin): "yes" every pair equivalent, "no"
 -- one shown beyond the margin, else "inconclusive" (fct_verdict_choice_tests).
+-- test: chi2_independence (correctness × the levels of one choice) or cochran_q (correctness
+-- across every design). choice: the choice a chi-square row tests, model (the judge),
+-- prompt_level or reasoning_effort ("n/a" left out), or design on the Cochran row. dof: the
+-- test's degrees of freedom, levels − 1 (0 when every row is right, or every row wrong).
+-- p: the test's p value (null when the statistic is undefined). cramers_v: Cramér's V, the
+-- chi-square's effect size, 0 (no association) to 1 (chi-square rows only).
 create or replace view tbl_verdict_tests as
 select v.study,
        v.test,

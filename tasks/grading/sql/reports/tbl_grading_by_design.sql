@@ -11,6 +11,16 @@
 -- readout (last): "answer", the parsed grade; "expected", the probability-weighted grade over the
 -- judge's stored distribution ([study.analysis] readouts = ["answer", "expected"]: each readout a
 -- design of its own, from the same calls).
+-- n_items: items with at least one ok grade. parse_fail_pct: unparseable and out-of-range
+-- answers, percent of planned calls. n_right / n_wrong: the items with an ok grade whose
+-- candidate is labelled right / wrong.
+-- bias: mean over items of grade − label on 1–7 (below 0: graded lower than the label);
+-- mae: mean over items of |grade − label|; kripp_alpha: Krippendorff's interval α of the
+-- grade and the label as two coders. bias_lo / bias_hi / mae_lo / mae_hi / alpha_lo /
+-- alpha_hi: the 95% percentile-bootstrap intervals of bias, mae and kripp_alpha over items
+-- (null when not bootstrapped or under 2 items). wilcoxon_p: two-sided signed-rank test of
+-- grade − label per item, zero differences dropped (tasks.stats.signed_rank); p_holm:
+-- wilcoxon_p adjusted over the study's designs (Holm).
 create or replace view tbl_grading_by_design as
 with per_item as (
     select study, judge, prompt_level, scale, readout, item_id, avg(score) as grade,
