@@ -28,7 +28,7 @@ browser:  ## Debian's Chromium for the report's browser test (installed when run
 		>/dev/null; } || echo "chromium is not installed: the browser test will be skipped"
 
 test: setup browser  ## the whole test suite, slow end-to-end runs included, on two workers
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 test-fast: setup  ## skip the end-to-end runs
 	$(BIN)/python -m pytest -n 2 -m "not slow"

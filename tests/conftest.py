@@ -75,3 +75,17 @@ def embedded_judge() -> str:
     except selftest.LocalJudgeBroken as exc:
         pytest.fail(str(exc), pytrace=False)
     return model
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist (`make test`: `-n 2 --dist loadfile --no-loadscope-reorder`), files holding
+    slow end-to-end tests come first, the most such tests first, each file's tests in their
+    order: a file is one unit of work, handed out in this order, so the short files end the run
+    on both workers instead of one long test keeping one busy while the other has nothing."""
+    if not worker:
+        return
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    slow = {f: sum(i.get_closest_marker("slow") is not None for i in t) for f, t in files.items()}
+    items[:] = [item for f in sorted(files, key=lambda f: -slow[f]) for item in files[f]]

@@ -96,7 +96,9 @@ def test_make_targets_run_what_the_readme_says() -> None:
         return done.stdout.splitlines()
 
     assert dry_run("run")[-1] == ".venv/bin/judgelab run studies/all.toml"
-    assert dry_run("test")[-1] == ".venv/bin/python -m pytest -n 2 --dist loadfile"
+    assert dry_run("test")[-1] == (
+        ".venv/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder"
+    )
     ci = [ln for ln in (PROJECT_ROOT / ".ci/run").read_text().splitlines() if ln.strip()]
     assert ci[-1] == "make test"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
+import time
 
 import pytest
 
@@ -39,7 +41,12 @@ def test_without_a_terminal_lines_are_logged_at_the_interval(
 ) -> None:
     # start, then each call's finish (a logged line reads the clock once more)
     clock = iter([0.0, 1.0, 11.0, 11.0, 12.0, 25.0, 25.0, 25.0])
-    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    # `progress.time` is the time module: other threads of this worker (a Prefect event loop
+    # left by an earlier in-process flow) read the same clock and get the real one
+    me, real = threading.get_ident(), time.monotonic
+    monkeypatch.setattr(
+        progress.time, "monotonic", lambda: next(clock) if threading.get_ident() == me else real()
+    )
     caplog.set_level(logging.INFO, logger="judgelab.progress")
     p = Progress("judge", planned=4, interval=10.0, stream=io.StringIO(), ui=False)
     for status in ["ok", "error", "ok", "ok"]:  # at t = 1, 11, 12, 25
