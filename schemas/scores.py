@@ -22,6 +22,12 @@ def with_readout(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(pl.lit("answer").alias("readout"))
 
 
+def readout_label(readout: str | None) -> str:
+    """What a design's label adds for its readout: " · expected" for a readout other than the
+    parsed answer; nothing for the answer (or a row from before readouts)."""
+    return "" if readout in (None, "answer") else f" · {readout}"
+
+
 class Scores(Design):
     key: str  # the call's key; a baseline row's key hashes baseline and text
     kind: str = pa.Field(isin=KINDS)

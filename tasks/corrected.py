@@ -11,7 +11,7 @@ from schemas.corrected import Corrected
 from schemas.scores import with_readout
 from schemas.validate import validate
 from tasks import ppi
-from tasks.stats import design_rng
+from tasks.stats import design_rng, readout_key
 
 # readout last: a rating study reading its calls two ways corrects each readout's mean
 DESIGN = ["study", "kind", "judge", "model", "prompt_level", "scale", "reasoning_effort", "readout"]
@@ -83,9 +83,8 @@ def corrected(
             "human_sd": float(np.std(y, ddof=1)) if len(y) > 1 else None,
             "human_all": part["human"].mean() if answer_key is not None else None,
         }
-        # the "answer" readout keeps the generator it had before readouts existed
-        names = design[:-1] if design[-1] == "answer" else design
-        row |= _rogan_gladen(judge, y, yhat, n_boot, design_rng(seed, names)) if binary else {}
+        rng = design_rng(seed, readout_key(design))
+        row |= _rogan_gladen(judge, y, yhat, n_boot, rng) if binary else {}
         rows.append(row)
     schema = {c: col.dtype.type for c, col in Corrected.to_schema().columns.items()}
     out = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)

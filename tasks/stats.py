@@ -221,6 +221,14 @@ def design_rng(seed: int, key: Sequence[str]) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:16], "little"))
 
 
+def readout_key(design: Sequence[str]) -> tuple[str, ...]:
+    """A design's names ending in its readout → the key its generator is seeded with: the
+    "answer" readout keeps the key it had before readouts existed, so its intervals do not
+    move when a study adds the expected score."""
+    *names, readout = design
+    return tuple(names) if readout == "answer" else tuple(design)
+
+
 def resample_stats(
     a: np.ndarray, b: np.ndarray, unit: np.ndarray, n_boot: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -517,7 +517,7 @@ def _metrics_one_design_at_a_time(per_item: pl.DataFrame, n_boot: int, seed: int
                     h,
                     np.arange(len(j)),
                     n_boot,
-                    stats.design_rng(seed, metrics._rng_key(design)),
+                    stats.design_rng(seed, stats.readout_key(design)),
                 ),
             }
         )

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
+from schemas.scores import readout_label, with_readout
 from tasks.report.plotting import PALETTE, error_bars, finite_rows, new_figure, styled
 
 
@@ -18,11 +19,11 @@ def grades_by_label(frame: pl.DataFrame) -> Figure | None:
     frame = finite_rows(frame, "grade_right", "grade_wrong")
     if frame.is_empty():
         return None
-    read = frame["readout"] if "readout" in frame.columns else pl.Series([None] * frame.height)
-    designs = frame.select("study", "judge", "prompt_level").rows()
-    labels = [  # a readout other than the parsed grade is named (Analysis.readouts)
-        f"{s} · {j} · {p}" + ("" if r in (None, "answer") else f" · {r}")
-        for (s, j, p), r in zip(designs, read, strict=True)
+    labels = [
+        f"{s} · {j} · {p}" + readout_label(r)
+        for s, j, p, r in with_readout(frame)
+        .select("study", "judge", "prompt_level", "readout")
+        .rows()
     ]
     y = np.arange(len(labels))[::-1]
     fig = new_figure(1.3 + 0.35 * len(labels))

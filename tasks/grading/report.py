@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from schemas.scores import readout_label
 from tasks.grading import figures
 from tasks.report.drill import DrillSpec
 from tasks.report.panel import Headline, Panel
@@ -62,9 +63,7 @@ def headline(rows: pl.DataFrame) -> Headline:
         return Headline("", "")
     ranked = graded.sort(["separation", "mae"], descending=[True, False], nulls_last=True)
     best = ranked.row(0, named=True)
-    design = f"{best['judge']} · {best['prompt_level']}"
-    if best.get("readout") not in (None, "answer"):  # the expected grade (Analysis.readouts)
-        design += f" · {best['readout']}"
+    design = f"{best['judge']} · {best['prompt_level']}" + readout_label(best.get("readout"))
     top = f"{design} separates right from wrong candidates best: {best['separation']:g} of 4."
     full = (
         f"{design} tells right from wrong candidates best: separation {best['separation']:g} "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from schemas.scores import readout_label
 from tasks.report.panel import Headline
 
 DESIGN = ("judge", "prompt_level", "scale", "readout")
@@ -43,9 +44,7 @@ def headline(performance: pl.DataFrame, variance: pl.DataFrame) -> Headline:
         return Headline("", "")
     ranked = scored.with_row_index("_at").sort("mae", "_at")
     best, worst = ranked.row(0, named=True), ranked.row(-1, named=True)
-    # the readout is named when it is not the parsed answer (a study reading calls two ways)
-    readout = best.get("readout") or "answer"
-    label = " · ".join([best[c] for c in DESIGN[:3]] + ([readout] if readout != "answer" else []))
+    label = " · ".join(best[c] for c in DESIGN[:3]) + readout_label(best.get("readout"))
     if ranked.height == 1:
         said = f"One judge design has an MAE: {label}, MAE {best['mae']:.2f}"
     else:

@@ -17,6 +17,7 @@ from tasks.stats import (
     design_rng,
     kripp_alpha,
     one_blas_thread,
+    readout_key,
     signed_rank,
     wilcoxon_of,
 )
@@ -56,13 +57,6 @@ def rating_metrics(
     out = with_adjusted(out.sort(DESIGN), "wilcoxon_p", ["study", "kind"], "p")
     out = out.select(list(RatingMetrics.to_schema().columns))
     return validate(out, RatingMetrics)
-
-
-def _rng_key(design: tuple[str, ...]) -> tuple[str, ...]:
-    """The names a design's bootstrap generator is seeded with: the "answer" readout keeps the
-    key it had before readouts existed, so its intervals do not move."""
-    *names, readout = design
-    return tuple(names) if readout == "answer" else design
 
 
 def _signed_rank_slices(
@@ -118,7 +112,9 @@ def _design_metrics(per_item: pl.DataFrame, n_boot: int, seed: int) -> pl.DataFr
                 "wilcoxon_p": p,
                 "rank_biserial": rbc,
                 "kripp_alpha": kripp_alpha(j, h),
-                **bootstrap_ci(j, h, np.arange(len(j)), n_boot, design_rng(seed, _rng_key(design))),
+                **bootstrap_ci(
+                    j, h, np.arange(len(j)), n_boot, design_rng(seed, readout_key(design))
+                ),
             }
         )
     metric_schema = {
