@@ -32,14 +32,9 @@ def sampled_imports(study: Study, settings: Settings) -> tuple[pl.DataFrame, int
     return kept, found.height - kept.height
 
 
-def study_imports(study: Study, settings: Settings) -> pl.DataFrame:
-    """The study's imported judgments on its sampled items (sampled_imports)."""
-    return sampled_imports(study, settings)[0]
-
-
 def plan_rows(study: Study, settings: Settings) -> pl.DataFrame:
     """The plan's rows of the imported judges (none without imports)."""
-    return rows.plan_rows(study, study_imports(study, settings))
+    return rows.plan_rows(study, sampled_imports(study, settings)[0])
 
 
 @task(name="import")
