@@ -115,6 +115,8 @@ def main() -> None:
         calls = store.read_store(settings.store_dir)
         per_item = warehouse.read_table(settings, "item_scores", NAME)
         metrics = warehouse.read_table(settings, "rating_metrics", NAME)
+        components = warehouse.read_table(settings, "variance_components", NAME)
+        d_study = warehouse.read_table(settings, "d_study", NAME)
     with_probs = calls["probs"].is_not_null().sum()
     print(
         f"{args.items} items × {metrics['prompt_level'].n_unique()} prompt levels × "
@@ -140,6 +142,28 @@ def main() -> None:
         f"α {_f(a['alpha'])} vs {_f(e['alpha'])}."
     )
     print(verdict(a, e))
+    print(readout_as_factor(components, d_study))
+
+
+def readout_as_factor(components: pl.DataFrame, d_study: pl.DataFrame) -> str:
+    """How much of the score variance the readout carries (a design factor like the others:
+    sequential eta² and the G-study's share), and what averaging both readouts buys (Eρ² of 1
+    vs 2 readouts at one judge, one prompt level, one scale)."""
+    share = {
+        (m, c): v
+        for m, c, v in components.select(
+            "method", "component", pl.coalesce("variance_share", "eta_sq")
+        ).rows()
+    }
+    one = d_study.filter(n_judges=1, n_prompt_levels=1, n_scales=1).sort("n_readouts")
+    g1, g2 = one["g_relative"].to_list()
+    return (
+        f"The readout as a variance factor: eta² {share[('type1_anova', 'readout')]:.1%} "
+        f"(readout × scale {share[('type1_anova', 'scale:readout')]:.1%}); G-study share "
+        f"{share[('random_ems', 'readout')]:.1%} (readout × item "
+        f"{share.get(('random_ems', 'readout:item'), 0.0):.1%}); Eρ² of one design "
+        f"{_f(g1)} with one readout, {_f(g2)} averaging both."
+    )
 
 
 def verdict(a: dict, e: dict) -> str:
