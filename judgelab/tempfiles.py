@@ -1,5 +1,6 @@
-"""The temp files of judgelab's atomic writers (write `.tmp-<pid>-…` beside the target, then
-rename it over the target): removed when a write fails (a disk-full write leaves nothing), and
+"""The temp files of judgelab's atomic writers (write `.tmp-<pid>-…-<target>.tmp` beside the
+target, then rename it over the target): never matched by a reader's `*.parquet` glob (DuckDB's
+globs match dot files, and a half-written part is "too small to be a Parquet file"); removed when a write fails (a disk-full write leaves nothing), and
 swept at the start of a run when a writer that died left one (SIGKILL, power loss).
 Standard library only, plus psutil for this process's start time."""
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from judgelab import oserrors
 
 PREFIX = ".tmp-"
+SUFFIX = ".tmp"  # not the target's suffix: a view's `*.parquet` glob never reads a temp file
 OWNER = re.compile(r"^\.tmp-(\d+)-")  # the pid of the process that writes it
 
 
@@ -30,7 +32,7 @@ def replacing(dest: Path) -> Iterator[Path]:
     ends, removed when it raises. An OS error without a file name (polars says "… (os error
     28)") is raised again naming `dest`."""
     # this process's id (see OWNER) and the target's name: a leftover says whose and what for
-    tmp = dest.parent / f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}-{dest.name}"
+    tmp = dest.parent / f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}-{dest.name}{SUFFIX}"
     try:
         with oserrors.naming(dest):
             yield tmp

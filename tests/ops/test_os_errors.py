@@ -219,7 +219,7 @@ def test_a_run_start_sweeps_dead_writers_temp_files_and_publishes_views(tmp_path
     try:
         before = psutil.Process().create_time() - 60
         left = {
-            "dead writer's": store_dir / f".tmp-{dead.pid}-part-x.parquet",
+            "dead writer's": store_dir / f".tmp-{dead.pid}-ab12cd34-part-x.parquet.tmp",
             "older version's": tables / ".tmp-0123abcd",
             "live writer's": settings.data_dir / f".tmp-{live.pid}-ab.duckdb",
             "written after we started": tables / f".tmp-{dead.pid}-cd",
@@ -281,3 +281,26 @@ def test_disk_full_inside_a_run_is_one_line_and_recovers(tmp_path: Path) -> None
     assert temp_files(data) == []
     rows = store.read_store(Settings(data_dir=data).store_dir, ["key", "status"])
     assert rows.height == rows["key"].n_unique() == 3  # every planned call once
+
+
+def test_a_part_being_written_is_not_read_by_a_views_glob(tmp_path: Path) -> None:
+    """A query while a run writes a table part: the half-written temp file beside the parts
+    is not matched by the views' `*.parquet` glob (DuckDB's globs match dot files; reading
+    it failed "too small to be a Parquet file" in CI's scheduled-run test)."""
+    import duckdb
+
+    from judgelab import tempfiles
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+
+    def count() -> list[tuple]:
+        return duckdb.sql(f"select count(*) from read_parquet('{folder}/*.parquet')").fetchall()
+
+    pl.DataFrame({"x": [1, 2]}).write_parquet(folder / "a.parquet")
+    with tempfiles.replacing(folder / "b.parquet") as tmp:
+        tmp.write_bytes(b"PAR1")  # mid-write
+        assert count() == [(2,)]
+        assert [p.name for p in folder.glob("*.parquet")] == ["a.parquet"]  # pathlib's too
+        pl.DataFrame({"x": [3]}).write_parquet(tmp)
+    assert count() == [(3,)]
