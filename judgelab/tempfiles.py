@@ -1,7 +1,11 @@
 """The temp files of judgelab's atomic writers (write `.tmp-<pid>-…-<target>.tmp` beside the
-target, then rename it over the target): never matched by a reader's `*.parquet` glob (DuckDB's
-globs match dot files, and a half-written part is "too small to be a Parquet file"); removed when a write fails (a disk-full write leaves nothing), and
-swept at the start of a run when a writer that died left one (SIGKILL, power loss).
+target, then rename it over the target).
+
+- Never matched by a reader's `*.parquet` glob: DuckDB's globs match dot files, and a
+  half-written part is "too small to be a Parquet file".
+- Removed when a write fails (a disk-full write leaves nothing).
+- Swept at the start of a run when a writer that died left one (SIGKILL, power loss).
+
 Standard library only, plus psutil for this process's start time."""
 
 from __future__ import annotations
