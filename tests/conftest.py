@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,26 @@ DEFAULT_MIRROR = PROJECT_ROOT.parent / "shared" / "datasets"
 
 def mirror_dir() -> Path:
     return Path(os.environ.get("JUDGELAB_DATA_MIRROR") or DEFAULT_MIRROR).resolve()
+
+
+def built_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
+) -> Path:
+    """A folder `build` fills once per test session, whichever xdist worker asks first; the
+    other waits on a lock and gets the same folder. A session fixture is otherwise built once
+    per worker: the report's warehouse run was built twice a session (~60 s each). The
+    folder is read by both workers at once, so its users must not change it."""
+    base = tmp_path_factory.getbasetemp()
+    base = base.parent if worker else base  # pytest-N/, the parent of each popen-gwK/
+    folder = base / name
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (folder / ".built").exists():  # a build that failed is started again
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (folder / ".built").touch()
+    return folder
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import mirror_dir
+from conftest import built_once, mirror_dir
 from test_flow_e2e import judgelab
 
 from judgelab.settings import Settings
@@ -188,7 +188,17 @@ class Warehouse:
 
 @pytest.fixture(scope="session")
 def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    root = tmp_path_factory.mktemp("report-warehouse")
+    types = {"report-rating": "rating", "report-toxicity": "rating", "report-accuracy": "accuracy"}
+    if TONE_SKIPPED is None:
+        types["report-tone"] = "tone"
+    types["report-pairwise"] = "pairwise"
+    root = built_once(tmp_path_factory, "report-warehouse", run_report_suite)
+    settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
+    return Warehouse(settings, list(types), types)
+
+
+def run_report_suite(root: Path) -> None:
+    """The report suite's study files in `root`, then `judgelab run` of them."""
     settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
     rating_truth, qa_truth = root / "rating-truth.json", root / "qa-truth.json"
     (root / "rating.toml").write_text(RATING.format(truth=rating_truth))
@@ -203,12 +213,10 @@ def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     qa = benchmarks.load_qa(load_study(root / "accuracy.toml"), settings)
     qa_truth.write_text(json.dumps({t: float(r) for t, r in qa.select("text", "reference").rows()}))
     (root / "toxicity.toml").write_text(TOXICITY)
-    types = {"report-rating": "rating", "report-toxicity": "rating", "report-accuracy": "accuracy"}
     files = ["rating.toml", "toxicity.toml", "accuracy.toml"]
     if TONE_SKIPPED is None:
         (root / "tone.toml").write_text(TONE)
         files.append("tone.toml")
-        types["report-tone"] = "tone"
     pairs = [
         {"id": i, "question": f"Question {i}?", "answer_a": f"One {i}.", "answer_b": f"Two {i}."}
         | {"human": "ab"[i % 2]}
@@ -217,10 +225,8 @@ def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     pl.DataFrame(pairs).write_csv(root / "pairs.csv")
     (root / "pairwise.toml").write_text(PAIRWISE)
     files.append("pairwise.toml")
-    types["report-pairwise"] = "pairwise"
     (root / "suite.toml").write_text(f'[suite]\nname = "report"\nstudies = {json.dumps(files)}\n')
     judgelab(settings.data_dir, "run", str(root / "suite.toml"))
-    return Warehouse(settings, list(types), types)
 
 
 # One judge per study (issue 30: what the shipped embedded-judge studies look like): a rating
@@ -265,7 +271,16 @@ extra = { base = 1.0, length_bonus = 5.0, noise = 0.5 }
 @pytest.fixture(scope="session")
 def one_judge_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     """The one-judge suite run by `judgelab run` (its report: data/reports/one.html)."""
-    root = tmp_path_factory.mktemp("one-judge")
+    types = {"one-rating": "rating", "one-pairwise": "pairwise"}
+    if TONE_SKIPPED is None:
+        types["tone-axes"] = "tone"
+    root = built_once(tmp_path_factory, "one-judge", run_one_judge_suite)
+    settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
+    return Warehouse(settings, list(types), types)
+
+
+def run_one_judge_suite(root: Path) -> None:
+    """The one-judge suite's study files in `root`, then `judgelab run` of them."""
     settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
     truth = root / "rating-truth.json"
     (root / "rating.toml").write_text(ONE_RATING.format(truth=truth))
@@ -281,16 +296,13 @@ def one_judge_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     ]
     pl.DataFrame(pairs).write_csv(root / "pairs.csv")
     (root / "pairwise.toml").write_text(ONE_PAIRWISE)
-    types = {"one-rating": "rating", "one-pairwise": "pairwise"}
     files = ["rating.toml", "pairwise.toml"]
     if TONE_SKIPPED is None:
         shipped = (Path(__file__).parents[2] / "studies" / "tone_axes.toml").read_text()
         (root / "tone.toml").write_text(shipped[: shipped.index("[[judges]]")] + TONE_AXES_JUDGE)
         files.append("tone.toml")
-        types["tone-axes"] = "tone"
     (root / "one.toml").write_text(f'[suite]\nname = "one"\nstudies = {json.dumps(files)}\n')
     judgelab(settings.data_dir, "run", str(root / "one.toml"))
-    return Warehouse(settings, list(types), types)
 
 
 @pytest.fixture(scope="session")
