@@ -96,28 +96,29 @@ def print_tables(results: list[dict]) -> None:
     from tasks import warehouse
     from tasks.report import provenance
 
-    names = [r["study"] for r in results]
-    sources = provenance.labels(provenance.study_sources(Settings(), names))
-    for study in names:  # imported or called, as the store says
-        print(f"{study}: {sources.get(study, 'no judgments')}")
-    print()
-    for k in StudyType.every():
-        studies = [r["study"] for r in results if r["type"] == k.name]
-        if not studies:
-            continue
-        sql = f"select * from {k.main_view} where list_contains(?, study)"
-        table = warehouse.query(Settings(), sql, [studies])
-        print(f"{k.main_view}:")
-        for part in k.load("report").console(Settings(), studies, table):
-            print(part) if isinstance(part, str) else print_frame(part)
-        if "note" in table.columns:  # a design's small n or failed calls, a baseline's caveat
-            from tasks.report.page import row_label
+    with warehouse.reading(Settings()):  # one reader for all of it
+        names = [r["study"] for r in results]
+        sources = provenance.labels(provenance.study_sources(Settings(), names))
+        for study in names:  # imported or called, as the store says
+            print(f"{study}: {sources.get(study, 'no judgments')}")
+        print()
+        for k in StudyType.every():
+            studies = [r["study"] for r in results if r["type"] == k.name]
+            if not studies:
+                continue
+            sql = f"select * from {k.main_view} where list_contains(?, study)"
+            table = warehouse.query(Settings(), sql, [studies])
+            print(f"{k.main_view}:")
+            for part in k.load("report").console(Settings(), studies, table):
+                print(part) if isinstance(part, str) else print_frame(part)
+            if "note" in table.columns:  # a design's small n or failed calls, a baseline's caveat
+                from tasks.report.page import row_label
 
-            for row in table.filter(pl.col("note").is_not_null()).iter_rows(named=True):
-                print(f"note on {row_label(row)}: {row['note']}")
-        if k.headline:  # what the tables say, computed (tasks/<type>/ headline)
-            for study, said in k.load("headline")(Settings(), studies).items():
-                print(f"\n{study}: {said.full}")
+                for row in table.filter(pl.col("note").is_not_null()).iter_rows(named=True):
+                    print(f"note on {row_label(row)}: {row['note']}")
+            if k.headline:  # what the tables say, computed (tasks/<type>/ headline)
+                for study, said in k.load("headline")(Settings(), studies).items():
+                    print(f"\n{study}: {said.full}")
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:

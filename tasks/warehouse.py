@@ -10,6 +10,7 @@ import re
 import shutil
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import duckdb
@@ -399,14 +400,43 @@ def only_reads(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         )
 
 
+# the reader `reading` holds open for `query`, with the warehouse file it reads
+_held: ContextVar[tuple[Path, duckdb.DuckDBPyConnection] | None] = ContextVar(
+    "held_reader", default=None
+)
+
+
+@contextmanager
+def reading(settings: Settings) -> Iterator[None]:
+    """One reader for every `query` of the block (a report's ~50): opening and closing one
+    took 25 ms, half of a report rewrite whose figures are cached (2.5 s → 0.9 s)."""
+    con = reader(settings)
+    token = _held.set((settings.duckdb_path, con))
+    try:
+        yield
+    finally:
+        _held.reset(token)
+        con.close()
+
+
 def query(settings: Settings, sql: str, params: list | None = None) -> pl.DataFrame:
-    """Run one read-only query against the warehouse file (`reader`, `only_reads`)."""
+    """Run one read-only query against the warehouse file (`reader`, `only_reads`), on the
+    reader `reading` holds when there is one."""
+    held = _held.get()
+    if held is not None and held[0] == settings.duckdb_path:
+        return _answer(held[1], settings, sql, params)
     with reader(settings) as con:
-        only_reads(con, sql)
-        try:
-            return con.sql(sql, params=params or None).pl()
-        except duckdb.PermissionException as exc:  # a file outside the two folders
-            inside = f"{settings.warehouse_dir.resolve()} and {settings.store_dir.resolve()}"
-            raise duckdb.PermissionException(
-                f"{str(exc).splitlines()[0]} (queries read files only inside {inside})"
-            ) from None
+        return _answer(con, settings, sql, params)
+
+
+def _answer(
+    con: duckdb.DuckDBPyConnection, settings: Settings, sql: str, params: list | None
+) -> pl.DataFrame:
+    only_reads(con, sql)
+    try:
+        return con.sql(sql, params=params or None).pl()
+    except duckdb.PermissionException as exc:  # a file outside the two folders
+        inside = f"{settings.warehouse_dir.resolve()} and {settings.store_dir.resolve()}"
+        raise duckdb.PermissionException(
+            f"{str(exc).splitlines()[0]} (queries read files only inside {inside})"
+        ) from None

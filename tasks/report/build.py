@@ -505,9 +505,20 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     studies = list(dict.fromkeys(studies))
     if not studies:
         raise ValueError("name at least one study")
+    with warehouse.reading(settings):  # one reader for the page's ~50 queries
+        html = _page(settings, studies, Path(out))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfiles.replacing(out) as tmp:
+        tmp.write_text(html, encoding="utf-8")
+    return out
+
+
+def _page(settings: Settings, studies: list[str], out: Path) -> str:
+    """The report's HTML (its figures drawn or taken from the figure cache, which is pruned
+    of the figures this page did not use)."""
     types = study_types(settings, studies)
     ids, data = drill_data(settings, studies, types)
-    out = Path(out)
     cache = FigureCache(settings.data_dir / "cache" / "figures" / out.stem)
     sources = provenance.labels(provenance.study_sources(settings, studies))
     judges = judges_of(settings, studies)
@@ -544,8 +555,5 @@ def write_report(settings: Settings, studies: list[str], out: Path) -> Path:
     html = render_page(
         studies, str(settings.duckdb_path), sections, set(types.values()), data, answers
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfiles.replacing(out) as tmp:
-        tmp.write_text(html, encoding="utf-8")
     cache.prune()
-    return out
+    return html
