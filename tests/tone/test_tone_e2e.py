@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from test_flow_e2e import judgelab
 
+from judgelab.cli import main
 from judgelab.settings import Settings
 from tasks import warehouse
 from tasks.tone.similarity import local_backend_missing
@@ -19,9 +20,12 @@ pytestmark = [
 ]
 
 STUDY = Path("studies/tone.toml").read_text()
+TONE_VIEWS = ("tbl_tone_", "tbl_rewrite_")
 
 
-def test_embedded_tone_study_prints_every_view_and_reruns_without_calls(tmp_path: Path) -> None:
+def test_embedded_tone_study_prints_every_view_and_reruns_without_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     # the shipped study, cut to one evaluator prompt and one repeat to fit CI
     small = STUDY.replace('prompt_levels = ["plain", "style_attention", "fact_first"]', "")
     small = re.sub(r"repeats = \d+", 'repeats = 1\nprompt_levels = ["plain"]', small)
@@ -32,9 +36,12 @@ def test_embedded_tone_study_prints_every_view_and_reruns_without_calls(tmp_path
     assert "tone · judge smollm2-rewriter: 4 planned" in out  # 2 texts × 2 poles
     assert "tbl_rewrite_pass_rates" in out and "Only rewrites that pass" in out
     settings = Settings(data_dir=data)
-    for view in warehouse.view_files():
-        if view.stem.startswith(("tbl_tone_", "tbl_rewrite_")):
-            judgelab(data, "show", view.stem, "--format", "md")  # every tone view prints
+    monkeypatch.setenv("JUDGELAB_DATA_DIR", str(data))
+    shown = [v.stem for v in warehouse.view_files() if v.stem.startswith(TONE_VIEWS)]
+    for view in shown:  # every tone view prints (in this process: a command each cost ~1 s)
+        assert main(["show", view, "--format", "md"]) == 0, capsys.readouterr().err
+        assert capsys.readouterr().out.startswith("|"), view
+    assert len(shown) >= 7
     rates = warehouse.query(
         settings,
         "select rewriter, sum(n_versions) as n from tbl_rewrite_pass_rates group by 1 order by 1",
