@@ -409,7 +409,9 @@ _held: ContextVar[tuple[Path, duckdb.DuckDBPyConnection] | None] = ContextVar(
 @contextmanager
 def reading(settings: Settings) -> Iterator[None]:
     """One reader for every `query` of the block (a report's ~50): opening and closing one
-    took 25 ms, half of a report rewrite whose figures are cached (2.5 s → 0.9 s)."""
+    took 25 ms, half of a report rewrite whose figures are cached (2.5 s → 0.9 s). The
+    block's queries must run one at a time: a context copied into other threads or tasks
+    (`asyncio.to_thread`) would share the one connection."""
     con = reader(settings)
     token = _held.set((settings.duckdb_path, con))
     try:
