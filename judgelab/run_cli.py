@@ -96,9 +96,10 @@ def print_tables(results: list[dict]) -> None:
     from tasks import warehouse
     from tasks.report import provenance
 
-    with warehouse.reading(Settings()):  # one reader for all of it
+    settings = Settings()
+    with warehouse.reading(settings):  # one reader for all of it
         names = [r["study"] for r in results]
-        sources = provenance.labels(provenance.study_sources(Settings(), names))
+        sources = provenance.labels(provenance.study_sources(settings, names))
         for study in names:  # imported or called, as the store says
             print(f"{study}: {sources.get(study, 'no judgments')}")
         print()
@@ -107,9 +108,9 @@ def print_tables(results: list[dict]) -> None:
             if not studies:
                 continue
             sql = f"select * from {k.main_view} where list_contains(?, study)"
-            table = warehouse.query(Settings(), sql, [studies])
+            table = warehouse.query(settings, sql, [studies])
             print(f"{k.main_view}:")
-            for part in k.load("report").console(Settings(), studies, table):
+            for part in k.load("report").console(settings, studies, table):
                 print(part) if isinstance(part, str) else print_frame(part)
             if "note" in table.columns:  # a design's small n or failed calls, a baseline's caveat
                 from tasks.report.page import row_label
@@ -117,7 +118,7 @@ def print_tables(results: list[dict]) -> None:
                 for row in table.filter(pl.col("note").is_not_null()).iter_rows(named=True):
                     print(f"note on {row_label(row)}: {row['note']}")
             if k.headline:  # what the tables say, computed (tasks/<type>/ headline)
-                for study, said in k.load("headline")(Settings(), studies).items():
+                for study, said in k.load("headline")(settings, studies).items():
                     print(f"\n{study}: {said.full}")
 
 

@@ -20,7 +20,7 @@ def test_every_view_publishes_before_any_study(settings: Settings) -> None:
         assert (n > 0) if name.startswith("dim_") else (n == 0), name
 
 
-def test_reading_holds_one_reader_on_one_published_warehouse(
+def test_reading_holds_one_reader_for_its_queries(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Inside `reading`, every query runs on one read-only connection, which still answers

@@ -12,10 +12,12 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 from filestudy import judgelab, write_study
 
+from judgelab import tempfiles
 from judgelab.cli import main
 from judgelab.names import UnsafePath
 from judgelab.settings import Settings
@@ -287,10 +289,6 @@ def test_a_part_being_written_is_not_read_by_a_views_glob(tmp_path: Path) -> Non
     """A query while a run writes a table part: the half-written temp file beside the parts
     is not matched by the views' `*.parquet` glob (DuckDB's globs match dot files; reading
     it failed "too small to be a Parquet file" in CI's scheduled-run test)."""
-    import duckdb
-
-    from judgelab import tempfiles
-
     folder = tmp_path / "runs"
     folder.mkdir()
 

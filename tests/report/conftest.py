@@ -186,47 +186,77 @@ class Warehouse:
     types: dict[str, str]
 
 
-@pytest.fixture(scope="session")
-def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    types = {"report-rating": "rating", "report-toxicity": "rating", "report-accuracy": "accuracy"}
-    if TONE_SKIPPED is None:
-        types["report-tone"] = "tone"
-    types["report-pairwise"] = "pairwise"
-    root = built_once(tmp_path_factory, "report-warehouse", run_report_suite)
-    settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
-    return Warehouse(settings, list(types), types)
+# each suite's studies, in the order the report is asked for them: name → (file, type); a
+# tone study only where its similarity backend runs
+TONED = TONE_SKIPPED is None
+REPORT_SUITE = {
+    "report-rating": ("rating.toml", "rating"),
+    "report-toxicity": ("toxicity.toml", "rating"),
+    "report-accuracy": ("accuracy.toml", "accuracy"),
+    **({"report-tone": ("tone.toml", "tone")} if TONED else {}),
+    "report-pairwise": ("pairwise.toml", "pairwise"),
+}
+ONE_JUDGE_SUITE = {
+    "one-rating": ("rating.toml", "rating"),
+    "one-pairwise": ("pairwise.toml", "pairwise"),
+    **({"tone-axes": ("tone.toml", "tone")} if TONED else {}),
+}
 
 
-def run_report_suite(root: Path) -> None:
-    """The report suite's study files in `root`, then `judgelab run` of them."""
-    settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
-    rating_truth, qa_truth = root / "rating-truth.json", root / "qa-truth.json"
-    (root / "rating.toml").write_text(RATING.format(truth=rating_truth))
-    (root / "accuracy.toml").write_text(ACCURACY.format(truth=qa_truth))
-    # what a planted judge starts from: the human mean as a fraction of the human scale
-    items, _ = benchmarks.load(load_study(root / "rating.toml"), settings)
+def suite_warehouse(root: Path, suite: dict[str, tuple[str, str]]) -> Warehouse:
+    types = {study: kind for study, (_, kind) in suite.items()}
+    return Warehouse(Settings(data_dir=root / "data", data_mirror=mirror_dir()), list(types), types)
+
+
+def run_suite(root: Path, stem: str, name: str, suite: dict[str, tuple[str, str]]) -> None:
+    """`judgelab run` of a suite file `root/STEM.toml` called NAME, of the suite's files."""
+    files = json.dumps([file for file, _ in suite.values()])
+    (root / f"{stem}.toml").write_text(f'[suite]\nname = "{name}"\nstudies = {files}\n')
+    judgelab(root / "data", "run", str(root / f"{stem}.toml"))
+
+
+def rating_truth(study_file: Path, settings: Settings) -> dict[str, float]:
+    """What a planted judge starts from: each text's human mean as a fraction of the human
+    scale."""
+    items, _ = benchmarks.load(load_study(study_file), settings)
     fraction = (pl.col("human_mean") - pl.col("human_min")) / (
         pl.col("human_max") - pl.col("human_min")
     )
-    truth = items.group_by("text").agg(fraction.mean())
-    rating_truth.write_text(json.dumps(dict(truth.iter_rows())))
-    qa = benchmarks.load_qa(load_study(root / "accuracy.toml"), settings)
-    qa_truth.write_text(json.dumps({t: float(r) for t, r in qa.select("text", "reference").rows()}))
-    (root / "toxicity.toml").write_text(TOXICITY)
-    files = ["rating.toml", "toxicity.toml", "accuracy.toml"]
-    if TONE_SKIPPED is None:
-        (root / "tone.toml").write_text(TONE)
-        files.append("tone.toml")
+    return dict(items.group_by("text").agg(fraction.mean()).iter_rows())
+
+
+def write_pairs(root: Path) -> None:
+    """pairs.csv: N_PAIRS question/answer pairs, the human preferring A and B in turn."""
     pairs = [
         {"id": i, "question": f"Question {i}?", "answer_a": f"One {i}.", "answer_b": f"Two {i}."}
         | {"human": "ab"[i % 2]}
         for i in range(N_PAIRS)
     ]
     pl.DataFrame(pairs).write_csv(root / "pairs.csv")
+
+
+@pytest.fixture(scope="session")
+def warehouse_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return suite_warehouse(
+        built_once(tmp_path_factory, "report-warehouse", run_report_suite), REPORT_SUITE
+    )
+
+
+def run_report_suite(root: Path) -> None:
+    """The report suite's study files in `root`, then `judgelab run` of them."""
+    settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
+    truth, qa_truth = root / "rating-truth.json", root / "qa-truth.json"
+    (root / "rating.toml").write_text(RATING.format(truth=truth))
+    (root / "accuracy.toml").write_text(ACCURACY.format(truth=qa_truth))
+    truth.write_text(json.dumps(rating_truth(root / "rating.toml", settings)))
+    qa = benchmarks.load_qa(load_study(root / "accuracy.toml"), settings)
+    qa_truth.write_text(json.dumps({t: float(r) for t, r in qa.select("text", "reference").rows()}))
+    (root / "toxicity.toml").write_text(TOXICITY)
+    if TONED:
+        (root / "tone.toml").write_text(TONE)
+    write_pairs(root)
     (root / "pairwise.toml").write_text(PAIRWISE)
-    files.append("pairwise.toml")
-    (root / "suite.toml").write_text(f'[suite]\nname = "report"\nstudies = {json.dumps(files)}\n')
-    judgelab(settings.data_dir, "run", str(root / "suite.toml"))
+    run_suite(root, "suite", "report", REPORT_SUITE)  # its report: data/reports/suite.html
 
 
 # One judge per study (issue 30: what the shipped embedded-judge studies look like): a rating
@@ -271,12 +301,9 @@ extra = { base = 1.0, length_bonus = 5.0, noise = 0.5 }
 @pytest.fixture(scope="session")
 def one_judge_run(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     """The one-judge suite run by `judgelab run` (its report: data/reports/one.html)."""
-    types = {"one-rating": "rating", "one-pairwise": "pairwise"}
-    if TONE_SKIPPED is None:
-        types["tone-axes"] = "tone"
-    root = built_once(tmp_path_factory, "one-judge", run_one_judge_suite)
-    settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
-    return Warehouse(settings, list(types), types)
+    return suite_warehouse(
+        built_once(tmp_path_factory, "one-judge", run_one_judge_suite), ONE_JUDGE_SUITE
+    )
 
 
 def run_one_judge_suite(root: Path) -> None:
@@ -284,25 +311,13 @@ def run_one_judge_suite(root: Path) -> None:
     settings = Settings(data_dir=root / "data", data_mirror=mirror_dir())
     truth = root / "rating-truth.json"
     (root / "rating.toml").write_text(ONE_RATING.format(truth=truth))
-    items, _ = benchmarks.load(load_study(root / "rating.toml"), settings)
-    fraction = (pl.col("human_mean") - pl.col("human_min")) / (
-        pl.col("human_max") - pl.col("human_min")
-    )
-    truth.write_text(json.dumps(dict(items.group_by("text").agg(fraction.mean()).iter_rows())))
-    pairs = [
-        {"id": i, "question": f"Question {i}?", "answer_a": f"One {i}.", "answer_b": f"Two {i}."}
-        | {"human": "ab"[i % 2]}
-        for i in range(N_PAIRS)
-    ]
-    pl.DataFrame(pairs).write_csv(root / "pairs.csv")
+    truth.write_text(json.dumps(rating_truth(root / "rating.toml", settings)))
+    write_pairs(root)
     (root / "pairwise.toml").write_text(ONE_PAIRWISE)
-    files = ["rating.toml", "pairwise.toml"]
-    if TONE_SKIPPED is None:
+    if TONED:
         shipped = (Path(__file__).parents[2] / "studies" / "tone_axes.toml").read_text()
         (root / "tone.toml").write_text(shipped[: shipped.index("[[judges]]")] + TONE_AXES_JUDGE)
-        files.append("tone.toml")
-    (root / "one.toml").write_text(f'[suite]\nname = "one"\nstudies = {json.dumps(files)}\n')
-    judgelab(settings.data_dir, "run", str(root / "one.toml"))
+    run_suite(root, "one", "one", ONE_JUDGE_SUITE)
 
 
 @pytest.fixture(scope="session")
