@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgelab.study import Study, suggest
-from judgelab.study_toml import StudyError, locate, study_text
+from judgelab.study import Study
+from judgelab.study_toml import StudyError, locate, study_text, suggest
 from schemas.validate import TableError
 
 

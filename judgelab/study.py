@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from pathlib import Path
@@ -22,15 +21,9 @@ from judgelab.data_specs import PairFile, QaFile, RatingFile, TextFile
 from judgelab.import_specs import Import, ImportRow
 from judgelab.names import check_name
 from judgelab.study_toml import StudyError as StudyError  # judgelab.study's error, as before
-from judgelab.study_toml import locate, read_toml, study_text, top_line
+from judgelab.study_toml import check_tables, locate, read_toml, study_text, suggest
 from judgelab.study_toml import study_files as study_files  # a suite's files, as before
 from tasks.study_types import TYPES, StudyType
-
-
-def suggest(name: str, known: list[str]) -> str:
-    """ "did you mean 'x'? " for a close match among `known`, else ""."""
-    close = difflib.get_close_matches(name, known, n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
 
 
 class Judge(BaseModel):
@@ -420,11 +413,6 @@ class Study(BaseModel):
         return judges
 
 
-# the block a study without judges is told to add: the embedded judge, no key, no cost
-EMBEDDED_JUDGE = """[[judges]]
-name = "smollm2-135m"
-model = "local/smollm2-135m-instruct"   # embedded; hosted: docs/how-to/hosted-judges.md"""
-TABLES = ("study", "judges", "rewriter", "rules", "imports")  # the top-level tables of a study file
 # each table's model, for "did you mean" on a misspelt key
 MODELS = {
     "study": Study,
@@ -448,7 +436,7 @@ def load_study(path: str | Path, **overrides) -> Study:
     path = Path(path)
     text = study_text(path)
     raw = read_toml(path, text)
-    _check_tables(path, text, raw)
+    check_tables(path, text, raw)
     doc = raw.get("study", {}) | {"judges": raw.get("judges", [])}
     if "rewriter" in raw:
         doc["rewriter"] = raw["rewriter"]
@@ -488,34 +476,6 @@ def _import_paths(path: Path, spec: object) -> object:
     if isinstance(files, str) and not SOURCE.match(files):
         spec = spec | {"files": os.path.abspath(path.parent / files)}
     return spec
-
-
-def _check_tables(path: Path, text: str, raw: dict) -> None:
-    """Unknown top-level tables (`[rewritter]`, `[[judge]]`) and repeated judge names fail
-    here, at their own line: pydantic never sees the first, and sees the second without one."""
-    for name in raw:
-        if name not in TABLES:
-            line = top_line(text, name)
-            where = f"line {line}, " if line else ""
-            raise StudyError(
-                f"{path}: {where}[{name}]: unknown table; {suggest(name, list(TABLES))}"
-                "a study file has [study], [study.*], [[judges]], [rewriter], [[rules]] and "
-                "[[imports]]"
-            )
-    judges = raw.get("judges", [])
-    if judges == [] and not raw.get("imports"):
-        raise StudyError(f"{path}: no [[judges]] table: add one, e.g.\n\n{EMBEDDED_JUDGE}")
-    if not isinstance(judges, list):
-        return
-    seen: set[str] = set()
-    for i, judge in enumerate(judges):
-        name = judge.get("name") if isinstance(judge, dict) else None
-        if isinstance(name, str) and name in seen:
-            raise StudyError(
-                f"{path}: line {locate(text, ('judges', i, 'name'))}, judges.{i}.name: judge "
-                f"name {name!r} is used by an earlier [[judges]] table; names must be unique"
-            )
-        seen.add(name)
 
 
 def _key_hint(loc: tuple) -> str:

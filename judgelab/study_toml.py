@@ -1,8 +1,9 @@
-"""A study file as TOML text: read (UTF-8, a BOM accepted, one-line errors), the line a
-validation error points at, and the study files a suite names."""
+"""A study file as TOML text: read (UTF-8, a BOM accepted, one-line errors), its top-level
+tables checked, the line a validation error points at, and the study files a suite names."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from pathlib import Path
@@ -104,3 +105,44 @@ def study_files(path: str | Path) -> list[Path]:
         if not f.is_file():
             raise StudyError(f"{path}: suite names {f}, which does not exist")
     return files
+
+
+def suggest(name: str, known: list[str]) -> str:
+    """ "did you mean 'x'? " for a close match among `known`, else ""."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
+# the block a study without judges is told to add: the embedded judge, no key, no cost
+EMBEDDED_JUDGE = """[[judges]]
+name = "smollm2-135m"
+model = "local/smollm2-135m-instruct"   # embedded; hosted: docs/how-to/hosted-judges.md"""
+TABLES = ("study", "judges", "rewriter", "rules", "imports")  # the top-level tables of a study file
+
+
+def check_tables(path: Path, text: str, raw: dict) -> None:
+    """Unknown top-level tables (`[rewritter]`, `[[judge]]`) and repeated judge names fail
+    here, at their own line: pydantic never sees the first, and sees the second without one."""
+    for name in raw:
+        if name not in TABLES:
+            line = top_line(text, name)
+            where = f"line {line}, " if line else ""
+            raise StudyError(
+                f"{path}: {where}[{name}]: unknown table; {suggest(name, list(TABLES))}"
+                "a study file has [study], [study.*], [[judges]], [rewriter], [[rules]] and "
+                "[[imports]]"
+            )
+    judges = raw.get("judges", [])
+    if judges == [] and not raw.get("imports"):
+        raise StudyError(f"{path}: no [[judges]] table: add one, e.g.\n\n{EMBEDDED_JUDGE}")
+    if not isinstance(judges, list):
+        return
+    seen: set[str] = set()
+    for i, judge in enumerate(judges):
+        name = judge.get("name") if isinstance(judge, dict) else None
+        if isinstance(name, str) and name in seen:
+            raise StudyError(
+                f"{path}: line {locate(text, ('judges', i, 'name'))}, judges.{i}.name: judge "
+                f"name {name!r} is used by an earlier [[judges]] table; names must be unique"
+            )
+        seen.add(name)

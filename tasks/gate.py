@@ -15,8 +15,8 @@ import polars as pl
 from pydantic import ValidationError
 
 from judgelab.settings import Settings
-from judgelab.study import Rule, StudyError, suggest
-from judgelab.study_toml import locate
+from judgelab.study import Rule, StudyError
+from judgelab.study_toml import locate, suggest
 
 OPS: dict[str, Callable] = {
     ">=": operator.ge,

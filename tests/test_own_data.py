@@ -24,7 +24,8 @@ from test_flow_e2e import judgelab
 
 from judgelab.data_specs import RatingFile
 from judgelab.settings import PROJECT_ROOT, Settings
-from judgelab.study import EMBEDDED_JUDGE, StudyError, load_study
+from judgelab.study import StudyError, load_study
+from judgelab.study_toml import EMBEDDED_JUDGE
 from tasks.benchmarks import fields, ratingfile
 
 OWN_DATA = (PROJECT_ROOT / "docs" / "how-to" / "own-data.md").read_text()

@@ -15,9 +15,9 @@ from judgelab import tempfiles
 from judgelab.names import confined_file
 from judgelab.settings import Settings
 from tasks import warehouse
-from tasks.judging.prompts import task_config
 from tasks.judging.scales import REWRITE_SCALE
-from tasks.report import drill, figures, glossary, plotting, provenance
+from tasks.report import figures, glossary, plotting, provenance
+from tasks.report.drill_rows import drill_data
 from tasks.report.figcache import FigureCache
 from tasks.report.page import Answer, Block, Section, render_page
 from tasks.report.panel import Draw, Headline, Panel
@@ -114,15 +114,6 @@ def study_types(settings: Settings, studies: list[str]) -> dict[str, str]:
             f"known: {', '.join(known['study']) or 'none'}"
         )
     return found
-
-
-def sensitive(task: str, root: Path | None = None) -> bool:
-    """A task whose texts the report hides until asked: `sensitive = true` in its task.toml
-    (toxicity: abusive turns). A task without a task.toml is not marked."""
-    try:
-        return bool(task_config(task, root).get("sensitive", False))
-    except FileNotFoundError:
-        return False
 
 
 def judges_of(settings: Settings, studies: list[str]) -> dict[str, list[str]]:
@@ -390,94 +381,6 @@ def cost_section(settings: Settings, studies: list[str]) -> Section:
     return Section("costs", "Costs", "What the judge calls cost.", [block])
 
 
-def glossary_section(sections: list[Section]) -> Section:
-    """The column names of every table the page shows, each with the meaning its view's
-    description (or its table's schema) gives it: tasks/report/glossary.py."""
-    shown: dict[str, list[str]] = {}
-    for section in sections:
-        for block in section.blocks:
-            if block.table.is_empty():  # one line says so: no table, no columns to explain
-                continue
-            columns = shown.setdefault(block.view, [])
-            columns += [c for c in block.table.columns if c not in columns]
-    terms = glossary.glossary(shown)
-    frame = pl.DataFrame(
-        {
-            "column": [t.column for t in terms],
-            "meaning": [t.meaning for t in terms],
-            "in": [", ".join(t.views) for t in terms],
-            "written in": [t.source for t in terms],
-        },
-        schema=dict.fromkeys(["column", "meaning", "in", "written in"], pl.String),
-    )
-    n_columns = len({(v, c) for v, cs in shown.items() for c in cs})
-    n_named = len({(v, t.column) for t in terms for v in t.views})
-    block = Block(
-        "glossary",
-        "Column names",
-        "Each column of the tables above whose view says what it holds, as its SQL file's "
-        "opening comment (or its table's schema) says it; a name with two meanings has a "
-        "row for each.",
-        frame,
-        figure=False,
-    )
-    return Section(
-        "glossary",
-        "Glossary",
-        f"{n_named} of the {n_columns} columns shown are described here, from their views' "
-        "descriptions; the rest (names such as study or judge, and columns their view's "
-        "comment does not define) are not. `judgelab tables` and the docs' view reference "
-        "give each view's whole description.",
-        [block],
-    )
-
-
-def drill_data(
-    settings: Settings, studies: list[str], types: dict[str, str]
-) -> tuple[dict[str, dict[tuple, str]], dict]:
-    """The calls behind the main tables' rows, the texts of the items shown, and which
-    studies' texts stay hidden until asked (tasks/report/drill.py shapes them)."""
-    calls, specs = {}, {}
-    for kind in StudyType.every():
-        of_kind = [s for s in studies if types[s] == kind.name]
-        if of_kind:
-            report = kind.load("report")
-            calls[kind.name] = warehouse.query(settings, report.DRILL_SQL, [of_kind])
-            specs[kind.name] = report.DRILL
-    tasks = {
-        (study, task)
-        for frame in calls.values()
-        for study, task in frame.select("study", "task").unique().iter_rows()
-    }
-    hidden = {study for study, task in tasks if task and sensitive(task)}
-    items = sorted({i for frame in calls.values() for i in frame["item_id"].drop_nulls()})
-    return drill.payload(calls, specs, item_texts(settings, items), hidden)
-
-
-def item_texts(settings: Settings, items: list[str]) -> dict[str, str]:
-    """The text of each item: a rating item's text, a tone version's wording, or an accuracy
-    item's question and answer as the judge saw them (qa_items has no view of its own)."""
-    texts = dict(
-        warehouse.query(
-            settings,
-            "select item_id, text from stg_items where list_contains(?, item_id) union all "
-            "select version_id, text from stg_tone_versions where list_contains(?, version_id)",
-            [items, items],
-        ).rows()
-    )
-    qa = sorted((settings.warehouse_dir / "qa_items").glob("*.parquet"))
-    if qa:
-        frame = pl.concat(
-            [pl.read_parquet(f, columns=["item_id", "text"]) for f in qa], how="vertical_relaxed"
-        )
-        texts |= dict(frame.filter(pl.col("item_id").is_in(items)).rows())
-    for kind in StudyType.every():  # a type whose items have no text table says where its texts are
-        sql = getattr(kind.load("report"), "TEXTS_SQL", None)
-        if sql:
-            texts |= dict(warehouse.query(settings, sql, [items]).rows())
-    return texts
-
-
 def report_path(settings: Settings, run_file: str | Path) -> Path:
     """data/reports/STEM.html for a study or suite file; it never lands outside that folder,
     nor outside data/ through a symlinked `reports` folder."""
@@ -550,7 +453,7 @@ def _page(settings: Settings, studies: list[str], out: Path) -> str:
     drift = drift_section(settings, studies, cache.render)
     sections += [drift] if drift else []
     sections.append(cost_section(settings, studies))
-    sections.append(glossary_section(sections))
+    sections.append(glossary.section(sections))
     answers = [Answer(s, types[s], said[s].top if s in said else None) for s in studies]
     html = render_page(
         studies, str(settings.duckdb_path), sections, set(types.values()), data, answers

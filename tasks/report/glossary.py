@@ -6,7 +6,8 @@ trailing `# comment`. A column the view's comment does not define takes its tabl
 one neither defines is left out (the full descriptions stay in the docs).
 
 Pure over text: `definitions` reads one comment, `field_notes` one schema module's source;
-`glossary` puts them together for the views a report shows."""
+`glossary` puts them together for the views a report shows, and `section` makes them the
+page's Glossary section."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from judgelab.views_cli import comment_lines, describe
 from tasks import warehouse
+from tasks.report.page import Block, Section
 
 NAME = r"[a-z][a-z0-9_]*"
 # a definition's opening, where a clause starts (a line, after ". ", "; ", ": ", "? ", "("):
@@ -162,3 +166,45 @@ def glossary(views: dict[str, list[str]]) -> list[Term]:
                 else Term(column, meaning, source, (view,))
             )
     return sorted(merged.values(), key=lambda t: (t.column, t.views))
+
+
+def section(sections: list[Section]) -> Section:
+    """The column names of every table the page shows, each with the meaning its view's
+    description (or its table's schema) gives it (`glossary`)."""
+    shown: dict[str, list[str]] = {}
+    for section in sections:
+        for block in section.blocks:
+            if block.table.is_empty():  # one line says so: no table, no columns to explain
+                continue
+            columns = shown.setdefault(block.view, [])
+            columns += [c for c in block.table.columns if c not in columns]
+    terms = glossary(shown)
+    frame = pl.DataFrame(
+        {
+            "column": [t.column for t in terms],
+            "meaning": [t.meaning for t in terms],
+            "in": [", ".join(t.views) for t in terms],
+            "written in": [t.source for t in terms],
+        },
+        schema=dict.fromkeys(["column", "meaning", "in", "written in"], pl.String),
+    )
+    n_columns = len({(v, c) for v, cs in shown.items() for c in cs})
+    n_named = len({(v, t.column) for t in terms for v in t.views})
+    block = Block(
+        "glossary",
+        "Column names",
+        "Each column of the tables above whose view says what it holds, as its SQL file's "
+        "opening comment (or its table's schema) says it; a name with two meanings has a "
+        "row for each.",
+        frame,
+        figure=False,
+    )
+    return Section(
+        "glossary",
+        "Glossary",
+        f"{n_named} of the {n_columns} columns shown are described here, from their views' "
+        "descriptions; the rest (names such as study or judge, and columns their view's "
+        "comment does not define) are not. `judgelab tables` and the docs' view reference "
+        "give each view's whole description.",
+        [block],
+    )
